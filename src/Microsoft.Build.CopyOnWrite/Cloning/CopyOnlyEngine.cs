@@ -1,0 +1,38 @@
+using System.IO;
+using System.Threading;
+
+namespace Microsoft.Build.CopyOnWrite.Cloning;
+
+/// <summary>
+/// For a platform the engine cannot clone on: File.Copy into a temporary file, then the atomic rename,
+/// so the safety guarantees still hold, and every result says plainly that it was a copy and why.
+/// </summary>
+internal sealed class CopyOnlyEngine : ICloneEngine
+{
+    private readonly string _platform;
+
+    public CopyOnlyEngine(string platform) => _platform = platform;
+
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        try
+        {
+            File.Copy(sourcePath, temporaryPath, overwrite: false);
+            var copied = new FileInfo(temporaryPath);
+            if ((copied.Attributes & FileAttributes.ReadOnly) != 0)
+            {
+                copied.Attributes &= ~FileAttributes.ReadOnly;
+            }
+
+            AtomicFile.Replace(temporaryPath, destinationPath);
+            return CloneResult.Copied(copied.Length, FallbackReason.PlatformCannotClone, _platform);
+        }
+        catch
+        {
+            AtomicFile.DeleteQuietly(temporaryPath);
+            throw;
+        }
+    }
+}

@@ -1,0 +1,182 @@
+#if NET
+using System;
+using System.IO;
+using System.Runtime.InteropServices;
+using System.Threading;
+using Microsoft.Win32.SafeHandles;
+
+namespace Microsoft.Build.CopyOnWrite.Cloning;
+
+/// <summary>
+/// Linux: ioctl(FICLONE) into a fresh temporary file, else an in-kernel byte copy (sendfile, which never
+/// clones, so "copied" is always true), then File.Copy's metadata (times to the nanosecond, permission
+/// bits), then an atomic rename over the destination.
+/// </summary>
+internal sealed class LinuxCloneEngine : ICloneEngine
+{
+    private const int CopyChunkBytes = 64 << 20; // between cancellation checks
+    private const uint OwnerWrite = 0x80; // S_IWUSR
+
+    private readonly CloneCapabilityCache _refusals;
+    private readonly nuint? _ficlone;
+
+    public LinuxCloneEngine(CloneCapabilityCache refusals, Architecture architecture)
+    {
+        _refusals = refusals;
+        _ficlone = LinuxNative.FicloneRequestFor(architecture);
+    }
+
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    {
+        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        try
+        {
+            CloneResult result;
+            using (SafeFileHandle source = File.OpenHandle(sourcePath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete))
+            using (SafeFileHandle destination = File.OpenHandle(temporaryPath, FileMode.CreateNew, FileAccess.Write, FileShare.None))
+            {
+                int sourceFd = (int)source.DangerousGetHandle();
+                int destinationFd = (int)destination.DangerousGetHandle();
+                LinuxNative.FileStatus status = LinuxNative.Stat(sourceFd, sourcePath);
+
+                result = CloneOrCopyContent(source, destination, sourceFd, destinationFd, status, sourcePath, temporaryPath, cancellationToken);
+
+                // File.Copy's metadata (permission bits and both times, taken before the data was read),
+                // plus the stock task's rule that a read-only source gives a destination its owner can write.
+                LinuxNative.SetPermissions(destinationFd, status.PermissionBits | OwnerWrite, temporaryPath);
+                LinuxNative.SetTimes(destinationFd, status, temporaryPath);
+            }
+
+            cancellationToken.ThrowIfCancellationRequested();
+            AtomicFile.Replace(temporaryPath, destinationPath);
+            return result;
+        }
+        catch
+        {
+            AtomicFile.DeleteQuietly(temporaryPath);
+            throw;
+        }
+    }
+
+    private CloneResult CloneOrCopyContent(
+        SafeFileHandle source,
+        SafeFileHandle destination,
+        int sourceFd,
+        int destinationFd,
+        in LinuxNative.FileStatus status,
+        string sourcePath,
+        string temporaryPath,
+        CancellationToken cancellationToken)
+    {
+        if (!status.IsRegularFile)
+        {
+            return Copied(FallbackReason.NotARegularFile, null);
+        }
+
+        if (status.Size == 0)
+        {
+            // Some files report size 0 yet have content (/proc); a read loop copies whatever is there.
+            return Copied(FallbackReason.EmptyFile, null);
+        }
+
+        if (_ficlone is not nuint ficlone)
+        {
+            return Copied(FallbackReason.PlatformCannotClone, RuntimeInformation.ProcessArchitecture.ToString());
+        }
+
+        long fileSystemType = LinuxNative.FileSystemType(destinationFd);
+        var volumes = new VolumePair(status.Device, LinuxNative.Stat(destinationFd, temporaryPath).Device, fileSystemType);
+        string? fileSystemName = LinuxNative.FileSystemName(fileSystemType);
+
+        if (_refusals.RememberedRefusal(volumes) is CloneCapabilityCache.Refusal refusal)
+        {
+            return Copied(refusal.Reason, refusal.Detail);
+        }
+
+        if (LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0)
+        {
+            return CloneResult.Cloned(status.Size);
+        }
+
+        int errno = Marshal.GetLastPInvokeError();
+        FallbackReason? fallback = CloneErrors.ClassifyLinux(errno);
+        if (fallback is not FallbackReason reason)
+        {
+            throw UnixErrors.ToException(errno, temporaryPath);
+        }
+
+        string detail = reason == FallbackReason.FileSystemRefused
+            ? Marshal.GetPInvokeErrorMessage(errno)
+            : fileSystemName ?? $"file system type 0x{fileSystemType:X}";
+        if (reason is FallbackReason.DifferentVolumes or FallbackReason.FileSystemCannotClone)
+        {
+            _refusals.RememberRefusal(volumes, reason, detail);
+        }
+
+        return Copied(reason, detail);
+
+        CloneResult Copied(FallbackReason why, string? detail)
+        {
+            long bytes = CopyBytes(source, destination, sourceFd, destinationFd, temporaryPath, cancellationToken);
+            return CloneResult.Copied(bytes, why, detail);
+        }
+    }
+
+    /// <summary>Copies from the current offset to the end of the source, in chunks so a cancel is noticed.</summary>
+    private static long CopyBytes(SafeFileHandle source, SafeFileHandle destination, int sourceFd, int destinationFd, string temporaryPath, CancellationToken cancellationToken)
+    {
+        long total = 0;
+        while (true)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            nint sent = LinuxNative.sendfile(destinationFd, sourceFd, 0, CopyChunkBytes);
+            if (sent > 0)
+            {
+                total += sent;
+                continue;
+            }
+
+            if (sent == 0)
+            {
+                return total + CopyBytesWithReadWrite(source, destination, total, cancellationToken);
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno == LinuxNative.EINTR)
+            {
+                continue;
+            }
+
+            if (total == 0 && errno is LinuxNative.EINVAL or LinuxNative.ENOSYS)
+            {
+                // sendfile cannot read this kind of file: read and write instead.
+                return CopyBytesWithReadWrite(source, destination, 0, cancellationToken);
+            }
+
+            throw UnixErrors.ToException(errno, temporaryPath);
+        }
+    }
+
+    /// <summary>
+    /// Reads to the real end of file. sendfile returns 0 at st_size, but pseudo files (size 0, content on
+    /// read) have more to give, so the tail is always drained with plain reads.
+    /// </summary>
+    private static long CopyBytesWithReadWrite(SafeFileHandle source, SafeFileHandle destination, long offset, CancellationToken cancellationToken)
+    {
+        byte[] buffer = new byte[1 << 16];
+        long total = 0;
+        while (true)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            int read = RandomAccess.Read(source, buffer, offset + total);
+            if (read == 0)
+            {
+                return total;
+            }
+
+            RandomAccess.Write(destination, new ReadOnlySpan<byte>(buffer, 0, read), offset + total);
+            total += read;
+        }
+    }
+}
+#endif

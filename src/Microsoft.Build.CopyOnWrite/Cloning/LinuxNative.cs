@@ -1,0 +1,151 @@
+#if NET
+using System;
+using System.IO;
+using System.Runtime.InteropServices;
+
+namespace Microsoft.Build.CopyOnWrite.Cloning;
+
+/// <summary>The few Linux system calls the engine needs, with layouts fixed by the kernel ABI (64-bit only).</summary>
+internal static unsafe class LinuxNative
+{
+    private const string LibC = "libc";
+
+    public const int EINTR = 4;
+    public const int EINVAL = 22;
+    public const int ENOSYS = 38;
+
+    /// <summary>The FICLONE request, _IOW(0x94, 9, int), whose encoding depends on the processor; null where we do not know it.</summary>
+    public static nuint? FicloneRequestFor(Architecture architecture) => architecture.ToString() switch
+    {
+        "X64" or "Arm64" or "S390x" or "RiscV64" or "LoongArch64" => 0x40049409,
+        "Ppc64le" => 0x80049409,
+        _ => null, // 32-bit processors (other struct layouts) and anything unknown: no clone, a clean copy.
+    };
+
+    [DllImport(LibC, SetLastError = true)]
+    public static extern int ioctl(int fd, nuint request, nint argument);
+
+    [DllImport(LibC, SetLastError = true)]
+    private static extern int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
+
+    [DllImport(LibC, SetLastError = true)]
+    private static extern int fstatfs(int fd, byte* buffer);
+
+    [DllImport(LibC, SetLastError = true)]
+    public static extern int fchmod(int fd, uint mode);
+
+    [DllImport(LibC, SetLastError = true)]
+    private static extern int futimens(int fd, Timespec* times);
+
+    [DllImport(LibC, SetLastError = true)]
+    public static extern nint sendfile(int outFd, int inFd, nint offset, nuint count);
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct Timespec
+    {
+        public long Seconds;
+        public long Nanoseconds;
+    }
+
+    public readonly struct FileStatus
+    {
+        public uint Mode { get; init; }
+        public long Size { get; init; }
+        public ulong Device { get; init; }
+        public ulong Inode { get; init; }
+        public long AccessSeconds { get; init; }
+        public uint AccessNanoseconds { get; init; }
+        public long ModifySeconds { get; init; }
+        public uint ModifyNanoseconds { get; init; }
+
+        public bool IsRegularFile => (Mode & 0xF000) == 0x8000;
+
+        public uint PermissionBits => Mode & 0x1FF;
+    }
+
+    /// <summary>statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat.</summary>
+    public static FileStatus Stat(int fd, string pathForErrors)
+    {
+        const int AtEmptyPath = 0x1000;
+        const uint StatxBasicStats = 0x7FF;
+        byte* buffer = stackalloc byte[256];
+        if (statx(fd, string.Empty, AtEmptyPath, StatxBasicStats, buffer) != 0)
+        {
+            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
+        }
+
+        return new FileStatus
+        {
+            Mode = *(ushort*)(buffer + 28),
+            Inode = *(ulong*)(buffer + 32),
+            Size = *(long*)(buffer + 40),
+            AccessSeconds = *(long*)(buffer + 64),
+            AccessNanoseconds = *(uint*)(buffer + 72),
+            ModifySeconds = *(long*)(buffer + 112),
+            ModifyNanoseconds = *(uint*)(buffer + 120),
+            Device = ((ulong)*(uint*)(buffer + 136) << 32) | *(uint*)(buffer + 140),
+        };
+    }
+
+    /// <summary>statfs f_type (the first field, a long on 64-bit Linux): which file system holds the file.</summary>
+    public static long FileSystemType(int fd)
+    {
+        byte* buffer = stackalloc byte[256];
+        return fstatfs(fd, buffer) == 0 ? *(long*)buffer : 0;
+    }
+
+    public static void SetTimes(int fd, in FileStatus source, string pathForErrors)
+    {
+        Timespec* times = stackalloc Timespec[2];
+        times[0] = new Timespec { Seconds = source.AccessSeconds, Nanoseconds = source.AccessNanoseconds };
+        times[1] = new Timespec { Seconds = source.ModifySeconds, Nanoseconds = source.ModifyNanoseconds };
+        if (futimens(fd, times) != 0)
+        {
+            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
+        }
+    }
+
+    public static void SetPermissions(int fd, uint permissionBits, string pathForErrors)
+    {
+        if (fchmod(fd, permissionBits) != 0)
+        {
+            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
+        }
+    }
+
+    /// <summary>Names for the file systems users meet, for "ext4 cannot clone" style messages.</summary>
+    public static string? FileSystemName(long type) => type switch
+    {
+        0x9123683E => "btrfs",
+        0x58465342 => "XFS",
+        0xCA451A4E => "bcachefs",
+        0x7461636F => "OCFS2",
+        0x794C7630 => "overlayfs",
+        0x6969 => "NFS",
+        0xFE534D42 => "SMB",
+        0xFF534D42 => "CIFS",
+        0xEF53 => "ext4",
+        0x01021994 => "tmpfs",
+        0x2FC12FC1 => "ZFS",
+        0x65735546 => "FUSE",
+        0x4D44 => "FAT",
+        0x5346544E => "NTFS",
+        _ => null,
+    };
+}
+
+internal static class UnixErrors
+{
+    /// <summary>The exception .NET's own file APIs would throw for this errno, so messages read the same as the stock task's.</summary>
+    public static Exception ToException(int errno, string path)
+    {
+        string text = Marshal.GetPInvokeErrorMessage(errno);
+        return errno switch
+        {
+            2 => new FileNotFoundException($"Could not find file '{path}'.", path),       // ENOENT
+            1 or 13 => new UnauthorizedAccessException($"Access to the path '{path}' is denied.", new IOException(text, errno)), // EPERM, EACCES
+            _ => new IOException($"{text} : '{path}'", errno),
+        };
+    }
+}
+#endif

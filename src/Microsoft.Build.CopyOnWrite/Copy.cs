@@ -1,0 +1,597 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.Framework;
+using Microsoft.Build.Utilities;
+
+namespace Microsoft.Build.CopyOnWrite;
+
+/// <summary>
+/// A drop-in replacement for MSBuild's Copy task: the same parameters, outputs, codes, messages and
+/// incremental behaviour, but files are cloned (copy-on-write) where the file system can, replaced
+/// atomically, and never written through links. What it did is summarised in one line per invocation.
+/// </summary>
+/// <remarks>This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/).</remarks>
+public sealed class Copy : Task, IIncrementalTask, ICancelableTask
+{
+    private const string DestinationFilesName = "DestinationFiles";
+    private const string DestinationFolderName = "DestinationFolder";
+    private const string SourceFilesName = "SourceFiles";
+    private const string SourceFoldersName = "SourceFolders";
+
+    private readonly CancellationTokenSource _cancellation = new();
+    private readonly ICloneEngine _engine;
+    private readonly Func<string, string?> _environment;
+    private CopySummary _summary = new();
+    private bool? _useSymboliclinksIfPossible;
+    private int _wroteAtLeastOneFile;
+
+    public Copy()
+        : this(null, null)
+    {
+    }
+
+    /// <param name="engine">The clone engine; null for this process's shared one.</param>
+    /// <param name="environment">Reads environment variables; null for the process environment.</param>
+    internal Copy(ICloneEngine? engine, Func<string, string?>? environment)
+    {
+        _engine = engine ?? CloneEngines.Current;
+        _environment = environment ?? Environment.GetEnvironmentVariable;
+    }
+
+    public ITaskItem[]? SourceFiles { get; set; }
+
+    public ITaskItem[]? SourceFolders { get; set; }
+
+    public ITaskItem? DestinationFolder { get; set; }
+
+    [Output]
+    public ITaskItem[]? DestinationFiles { get; set; }
+
+    [Output]
+    public ITaskItem[]? CopiedFiles { get; private set; }
+
+    [Output]
+    public bool WroteAtLeastOneFile => Volatile.Read(ref _wroteAtLeastOneFile) != 0;
+
+    public int Retries { get; set; } = 10;
+
+    public int RetryDelayMilliseconds { get; set; } = 1000;
+
+    public bool UseHardlinksIfPossible { get; set; }
+
+    /// <summary>When not set, MSBuildUseSymboliclinksIfPossible in the environment turns it on, as in the stock task.</summary>
+    public bool UseSymboliclinksIfPossible
+    {
+        get => _useSymboliclinksIfPossible ?? false;
+        set => _useSymboliclinksIfPossible = value;
+    }
+
+    public bool ErrorIfLinkFails { get; set; }
+
+    public bool SkipUnchangedFiles { get; set; }
+
+    public bool OverwriteReadOnlyFiles { get; set; }
+
+    public bool FailIfNotIncremental { get; set; }
+
+    /// <summary>What this invocation cloned, copied, linked and left alone (for tests and the build summary).</summary>
+    internal CopySummary Summary => _summary;
+
+    public void Cancel() => _cancellation.Cancel();
+
+    public override bool Execute()
+    {
+        _summary = new CopySummary();
+        if ((SourceFiles is null || SourceFiles.Length == 0) && (SourceFolders is null || SourceFolders.Length == 0))
+        {
+            DestinationFiles = Array.Empty<ITaskItem>();
+            CopiedFiles = Array.Empty<ITaskItem>();
+            return true;
+        }
+
+        if (!ValidateParameters())
+        {
+            return false;
+        }
+
+        var options = new CopyOptions(
+            OverwriteReadOnlyFiles: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
+            UseSymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
+            AlwaysRetry: _environment("MSBUILDALWAYSRETRY") is not null,
+            RetryAccessDenied: MSBuildHost.RetriesAccessDeniedByDefault(_environment));
+
+        if (!TryPlanPairs(out List<CopyPair> pairs))
+        {
+            DestinationFiles = Array.Empty<ITaskItem>();
+            return false;
+        }
+
+        bool allSucceeded = RunPairs(pairs, options);
+        CopiedFiles = pairs.Where(pair => pair.Succeeded).Select(pair => pair.Destination).ToArray();
+        LogSummary();
+        return allSucceeded && !_cancellation.IsCancellationRequested;
+    }
+
+    private bool ValidateParameters()
+    {
+        if (Retries < 0)
+        {
+            return LogErrorAndFail(CopyMessages.InvalidRetryCountCode, CopyMessages.InvalidRetryCount, Retries);
+        }
+
+        if (RetryDelayMilliseconds < 0)
+        {
+            return LogErrorAndFail(CopyMessages.InvalidRetryDelayCode, CopyMessages.InvalidRetryDelay, RetryDelayMilliseconds);
+        }
+
+        if (DestinationFiles is null && DestinationFolder is null)
+        {
+            return LogErrorAndFail(CopyMessages.NoDestinationCode, CopyMessages.NoDestination, DestinationFilesName, DestinationFolderName);
+        }
+
+        if (DestinationFiles is not null && DestinationFolder is not null)
+        {
+            return LogErrorAndFail(CopyMessages.BothDestinationsCode, CopyMessages.BothDestinations, DestinationFilesName, DestinationFolderName);
+        }
+
+        if (SourceFolders is { Length: > 0 } && DestinationFiles is not null)
+        {
+            return LogErrorAndFail(CopyMessages.IncompatibleParametersCode, CopyMessages.IncompatibleParameters, SourceFoldersName, DestinationFilesName);
+        }
+
+        if (DestinationFiles is not null && DestinationFiles.Length != (SourceFiles?.Length ?? 0))
+        {
+            return LogErrorAndFail(CopyMessages.CountMismatchCode, CopyMessages.CountMismatch, DestinationFiles.Length, SourceFiles?.Length ?? 0, DestinationFilesName, SourceFilesName);
+        }
+
+        if (ErrorIfLinkFails && !UseHardlinksIfPossible && !UseSymboliclinksIfPossible)
+        {
+            return LogErrorAndFail(CopyMessages.ErrorIfLinkFailsWithoutLinkCode, CopyMessages.ErrorIfLinkFailsWithoutLink);
+        }
+
+        return true;
+    }
+
+    /// <summary>Pairs every source with its destination; with DestinationFolder, makes the destination items.</summary>
+    private bool TryPlanPairs(out List<CopyPair> pairs)
+    {
+        pairs = new List<CopyPair>();
+        ITaskItem[] sources = SourceFiles ?? Array.Empty<ITaskItem>();
+        if (DestinationFiles is not null)
+        {
+            for (int i = 0; i < sources.Length; i++)
+            {
+                pairs.Add(new CopyPair(sources[i], DestinationFiles[i]));
+            }
+
+            return true;
+        }
+
+        var destinations = new List<ITaskItem>();
+        string folder = DestinationFolder!.ItemSpec;
+        foreach (ITaskItem source in sources)
+        {
+            if (!TryAddFolderPair(source, folder, Path.GetFileName(source.ItemSpec), pairs, destinations))
+            {
+                return false;
+            }
+        }
+
+        foreach (ITaskItem sourceFolder in SourceFolders ?? Array.Empty<ITaskItem>())
+        {
+            string folderPath = sourceFolder.ItemSpec.TrimEnd(Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar);
+            string folderName = Path.GetFileName(folderPath);
+            foreach (string file in Directory.EnumerateFiles(folderPath, "*", SearchOption.AllDirectories))
+            {
+                string relative = file.Substring(folderPath.Length + 1);
+                var source = new TaskItem(MSBuildEscaping.Escape(file));
+                sourceFolder.CopyMetadataTo(source);
+                if (!TryAddFolderPair(source, folder, Path.Combine(folderName, relative), pairs, destinations))
+                {
+                    return false;
+                }
+            }
+        }
+
+        DestinationFiles = destinations.ToArray();
+        return true;
+    }
+
+    private bool TryAddFolderPair(ITaskItem source, string folder, string relativeDestination, List<CopyPair> pairs, List<ITaskItem> destinations)
+    {
+        TaskItem destination;
+        try
+        {
+            destination = new TaskItem(MSBuildEscaping.Escape(Path.Combine(folder, relativeDestination)));
+        }
+        catch (ArgumentException e)
+        {
+            return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, source.ItemSpec, folder, e.Message);
+        }
+
+        source.CopyMetadataTo(destination);
+        destinations.Add(destination);
+        pairs.Add(new CopyPair(source, destination));
+        return true;
+    }
+
+    /// <summary>
+    /// Copies to different destinations run in parallel; copies to one destination run in input order on
+    /// one thread, so "last source wins" and "a repeated pair is copied once" hold as in the stock task.
+    /// </summary>
+    private bool RunPairs(List<CopyPair> pairs, CopyOptions options)
+    {
+        List<List<CopyPair>> byDestination = pairs
+            .GroupBy(pair => pair.DestinationKey, MSBuildHost.PathComparer)
+            .Select(group => group.ToList())
+            .ToList();
+
+        int failures = 0;
+        void RunGroup(List<CopyPair> group)
+        {
+            string? lastCopiedSource = null;
+            foreach (CopyPair pair in group)
+            {
+                if (_cancellation.IsCancellationRequested)
+                {
+                    Interlocked.Increment(ref failures);
+                    return;
+                }
+
+                if (lastCopiedSource is not null && string.Equals(lastCopiedSource, pair.SourceKey, MSBuildHost.PathComparison))
+                {
+                    pair.Succeeded = true; // the same pair again: copied once, reported every time
+                    continue;
+                }
+
+                pair.Succeeded = CopyOne(pair, options);
+                lastCopiedSource = pair.Succeeded ? pair.SourceKey : null;
+                if (!pair.Succeeded)
+                {
+                    Interlocked.Increment(ref failures);
+                }
+            }
+        }
+
+        int parallelism = DegreeOfParallelism();
+        if (byDestination.Count < 2 || parallelism < 2)
+        {
+            byDestination.ForEach(RunGroup);
+        }
+        else
+        {
+            System.Threading.Tasks.Parallel.ForEach(byDestination, new System.Threading.Tasks.ParallelOptions { MaxDegreeOfParallelism = parallelism }, RunGroup);
+        }
+
+        return failures == 0;
+    }
+
+    private int DegreeOfParallelism()
+        => _environment("MSBUILDCOPYTASKPARALLELISM") == "1" ? 1 : Environment.ProcessorCount > 4 ? 6 : 4;
+
+    private bool CopyOne(CopyPair pair, CopyOptions options)
+    {
+        string sourceSpec = pair.Source.ItemSpec;
+        string destinationSpec = pair.Destination.ItemSpec;
+        string sourcePath;
+        string destinationPath;
+        try
+        {
+            sourcePath = Path.GetFullPath(sourceSpec);
+            destinationPath = Path.GetFullPath(destinationSpec);
+        }
+        catch (Exception e) when (e is ArgumentException or NotSupportedException or PathTooLongException)
+        {
+            return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
+        }
+
+        if (SkipUnchangedFiles && IsUnchanged(sourcePath, destinationPath, out long length))
+        {
+            Log.LogMessage(MessageImportance.Low, CopyMessages.DidNotCopyUnchanged, sourceSpec, destinationSpec, nameof(SkipUnchangedFiles), "true");
+            _summary.AddUpToDate(length);
+            return Succeeded(pair);
+        }
+
+        if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison))
+        {
+            return Succeeded(pair); // copying a file onto itself: nothing to do, and nothing may be lost
+        }
+
+        if (FailIfNotIncremental)
+        {
+            Log.LogError(CopyMessages.CopyingFile, sourcePath, destinationPath);
+            return false;
+        }
+
+        return CopyWithRetries(pair, sourceSpec, destinationSpec, sourcePath, destinationPath, options) && Succeeded(pair);
+    }
+
+    private bool Succeeded(CopyPair pair)
+    {
+        if (DestinationFolder is null)
+        {
+            pair.Source.CopyMetadataTo(pair.Destination);
+        }
+
+        return true;
+    }
+
+    private static bool IsUnchanged(string sourcePath, string destinationPath, out long length)
+    {
+        var source = new FileInfo(sourcePath);
+        var destination = new FileInfo(destinationPath);
+        length = source.Exists ? source.Length : 0;
+        return source.Exists && destination.Exists
+            && source.Length == destination.Length
+            && source.LastWriteTimeUtc == destination.LastWriteTimeUtc;
+    }
+
+    private bool CopyWithRetries(CopyPair pair, string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, CopyOptions options)
+    {
+        for (int retry = 0; ; retry++)
+        {
+            try
+            {
+                return CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, options);
+            }
+            catch (OperationCanceledException)
+            {
+                return false;
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+            {
+                if (!IsRetryable(e, sourceSpec, destinationSpec, options))
+                {
+                    return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
+                }
+
+                if (retry < Retries)
+                {
+                    LogWarning(CopyMessages.RetryingCode, CopyMessages.Retrying, sourceSpec, destinationSpec, retry + 1, RetryDelayMilliseconds, e.Message, string.Empty);
+                    if (_cancellation.Token.WaitHandle.WaitOne(RetryDelayMilliseconds))
+                    {
+                        return false; // cancelled while waiting: stop at once, the build is ending
+                    }
+
+                    continue;
+                }
+
+                if (Retries > 0)
+                {
+                    LogError(CopyMessages.ExceededRetriesCode, CopyMessages.ExceededRetries, sourceSpec, destinationSpec, Retries, string.Empty);
+                }
+
+                return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
+            }
+        }
+    }
+
+    private bool IsRetryable(Exception e, string sourceSpec, string destinationSpec, CopyOptions options)
+    {
+        if (e is ArgumentException or NotSupportedException or PathTooLongException)
+        {
+            return false;
+        }
+
+        if (e is UnauthorizedAccessException)
+        {
+            if (options.AlwaysRetry)
+            {
+                LogWarning(CopyMessages.AlwaysRetryGotErrorCode, CopyMessages.AlwaysRetryGotError, e.GetType().FullName!, sourceSpec, destinationSpec, e.HResult);
+                LogWarning(CopyMessages.AlwaysRetryAccessDeniedCode, CopyMessages.AlwaysRetryAccessDenied);
+                return true;
+            }
+
+            return options.RetryAccessDenied;
+        }
+
+        // A destination folder that is a file will not become a folder by waiting.
+        return !(DestinationFolder is not null && File.Exists(DestinationFolder.ItemSpec));
+    }
+
+    /// <returns>False when it logged an error that no retry can fix; throws for errors worth a retry.</returns>
+    private bool CopyOrLink(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, CopyOptions options)
+    {
+        if (Directory.Exists(destinationPath))
+        {
+            return LogErrorAndFail(CopyMessages.DestinationIsFolderCode, CopyMessages.DestinationIsFolder, sourceSpec, destinationSpec);
+        }
+
+        if (Directory.Exists(sourcePath))
+        {
+            return LogErrorAndFail(CopyMessages.SourceIsFolderCode, CopyMessages.SourceIsFolder, sourceSpec);
+        }
+
+        if (!File.Exists(sourcePath))
+        {
+            return LogErrorAndFail(CopyMessages.SourceNotFoundCode, CopyMessages.SourceNotFound, sourceSpec);
+        }
+
+        string? destinationFolder = Path.GetDirectoryName(destinationPath);
+        if (!string.IsNullOrEmpty(destinationFolder) && !Directory.Exists(destinationFolder))
+        {
+            Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingDirectory, Path.GetDirectoryName(destinationSpec));
+            Directory.CreateDirectory(destinationFolder);
+        }
+
+        bool destinationExists = File.Exists(destinationPath);
+        if (destinationExists && options.OverwriteReadOnlyFiles && IsReadOnly(destinationPath))
+        {
+            Log.LogMessage(MessageImportance.Low, CopyMessages.RemovingReadOnly, destinationSpec);
+            File.SetAttributes(destinationPath, File.GetAttributes(destinationPath) & ~FileAttributes.ReadOnly);
+        }
+
+        LinkOutcome link = TryLink(sourcePath, destinationPath, options);
+        if (link == LinkOutcome.Linked)
+        {
+            _summary.AddLinked();
+            Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
+            return true;
+        }
+
+        if (link == LinkOutcome.FailedWithError)
+        {
+            return false;
+        }
+
+        // The stock task copies over a read-only destination only when the OS lets it write the file in
+        // place; a rename would always succeed, so ask the same question to fail the same way.
+        if (destinationExists && !FileLinks.IsWritable(destinationPath))
+        {
+            throw new UnauthorizedAccessException($"Access to the path '{destinationPath}' is denied.");
+        }
+
+        Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
+        CloneResult result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token);
+        _summary.AddCloneResult(result);
+        Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
+        if (result.Method == CloneMethod.Cloned)
+        {
+            Log.LogMessage(MessageImportance.Low, CopyMessages.Cloned, sourcePath, destinationPath, FileSizeText.Format(result.Bytes));
+        }
+        else
+        {
+            Log.LogMessage(MessageImportance.Low, CopyMessages.CopiedNotCloned, sourcePath, destinationPath, FileSizeText.Format(result.Bytes), CopySummary.DescribeFallback(result.Reason, result.Detail));
+        }
+
+        return true;
+    }
+
+    private LinkOutcome TryLink(string sourcePath, string destinationPath, CopyOptions options)
+    {
+        if (UseHardlinksIfPossible)
+        {
+            Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingHardLink, sourcePath, destinationPath);
+            string? failure = TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateHardLink(sourcePath, temporary));
+            if (failure is null)
+            {
+                return LinkOutcome.Linked;
+            }
+
+            if (options.UseSymbolicLinks)
+            {
+                Log.LogMessage(MessageImportance.Normal, CopyMessages.HardLinkFailedTryingSymbolic, sourcePath, destinationPath, failure);
+            }
+            else
+            {
+                return LinkFailed(failure);
+            }
+        }
+
+        if (options.UseSymbolicLinks)
+        {
+            Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingSymbolicLink, sourcePath, destinationPath);
+            string? failure = TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateSymbolicLink(temporary, sourcePath));
+            if (failure is null)
+            {
+                return LinkOutcome.Linked;
+            }
+
+            return LinkFailed(failure);
+        }
+
+        return LinkOutcome.NotAsked;
+
+        LinkOutcome LinkFailed(string failure)
+        {
+            if (ErrorIfLinkFails)
+            {
+                LogError(CopyMessages.LinkFailedCode, CopyMessages.LinkFailed, sourcePath, destinationPath);
+                return LinkOutcome.FailedWithError;
+            }
+
+            Log.LogMessage(MessageImportance.Normal, CopyMessages.LinkFailedCopyingInstead, sourcePath, destinationPath, failure);
+            return LinkOutcome.NotAsked;
+        }
+    }
+
+    /// <summary>Makes the link under a temporary name and renames it over the destination; returns the failure text or null.</summary>
+    private static string? TryCreateLinkAtomically(string destinationPath, Action<string> createLinkAt)
+    {
+        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        try
+        {
+            createLinkAt(temporaryPath);
+            AtomicFile.Replace(temporaryPath, destinationPath);
+            return null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or PlatformNotSupportedException)
+        {
+            AtomicFile.DeleteQuietly(temporaryPath);
+            return e.Message;
+        }
+    }
+
+    private static bool IsReadOnly(string path) => (File.GetAttributes(path) & FileAttributes.ReadOnly) != 0;
+
+    private void LogSummary()
+    {
+        if (_summary.DidWork)
+        {
+            Log.LogMessage(MessageImportance.Normal, _summary.Describe());
+        }
+        else if (_summary.UpToDateFiles > 0)
+        {
+            Log.LogMessage(MessageImportance.Low, _summary.Describe());
+        }
+    }
+
+    private bool LogErrorAndFail(string code, string format, params object[] arguments)
+    {
+        LogError(code, format, arguments);
+        return false;
+    }
+
+    private void LogError(string code, string format, params object[] arguments)
+        => Log.LogError(subcategory: null, errorCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: format, messageArgs: arguments);
+
+    private void LogWarning(string code, string format, params object[] arguments)
+        => Log.LogWarning(subcategory: null, warningCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: format, messageArgs: arguments);
+
+    private enum LinkOutcome
+    {
+        NotAsked,
+        Linked,
+        FailedWithError,
+    }
+
+    private readonly record struct CopyOptions(bool OverwriteReadOnlyFiles, bool UseSymbolicLinks, bool AlwaysRetry, bool RetryAccessDenied);
+
+    private sealed class CopyPair
+    {
+        public CopyPair(ITaskItem source, ITaskItem destination)
+        {
+            Source = source;
+            Destination = destination;
+            SourceKey = FullPathOrSpec(source.ItemSpec);
+            DestinationKey = FullPathOrSpec(destination.ItemSpec);
+        }
+
+        public ITaskItem Source { get; }
+
+        public ITaskItem Destination { get; }
+
+        /// <summary>Full paths where they can be made; a bad path keeps its spec and fails later with MSB3021.</summary>
+        public string SourceKey { get; }
+
+        public string DestinationKey { get; }
+
+        public bool Succeeded { get; set; }
+
+        private static string FullPathOrSpec(string spec)
+        {
+            try
+            {
+                return Path.GetFullPath(spec);
+            }
+            catch (Exception e) when (e is ArgumentException or NotSupportedException or PathTooLongException)
+            {
+                return spec;
+            }
+        }
+    }
+}

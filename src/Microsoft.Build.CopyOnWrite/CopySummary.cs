@@ -1,0 +1,129 @@
+using System.Collections.Generic;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Cloning;
+
+namespace Microsoft.Build.CopyOnWrite;
+
+/// <summary>What one Copy invocation did, counted from its worker threads and told in one line.</summary>
+internal sealed class CopySummary
+{
+    private readonly object _lock = new();
+    private readonly Dictionary<string, (int Files, long Bytes)> _copiedByReason = new();
+
+    public int ClonedFiles { get; private set; }
+    public long ClonedBytes { get; private set; }
+    public int CopiedFiles { get; private set; }
+    public long CopiedBytes { get; private set; }
+    public int LinkedFiles { get; private set; }
+    public int UpToDateFiles { get; private set; }
+    public long UpToDateBytes { get; private set; }
+
+    /// <summary>True when a file was written or linked: only then is the summary worth a normal-importance line.</summary>
+    public bool DidWork => ClonedFiles + CopiedFiles + LinkedFiles > 0;
+
+    public void AddCloneResult(CloneResult result)
+    {
+        lock (_lock)
+        {
+            if (result.Method == CloneMethod.Cloned)
+            {
+                ClonedFiles++;
+                ClonedBytes += result.Bytes;
+                return;
+            }
+
+            CopiedFiles++;
+            CopiedBytes += result.Bytes;
+            string reason = DescribeFallback(result.Reason, result.Detail);
+            _copiedByReason.TryGetValue(reason, out (int Files, long Bytes) sofar);
+            _copiedByReason[reason] = (sofar.Files + 1, sofar.Bytes + result.Bytes);
+        }
+    }
+
+    public void AddLinked()
+    {
+        lock (_lock)
+        {
+            LinkedFiles++;
+        }
+    }
+
+    public void AddUpToDate(long bytes)
+    {
+        lock (_lock)
+        {
+            UpToDateFiles++;
+            UpToDateBytes += bytes;
+        }
+    }
+
+    public IReadOnlyDictionary<string, (int Files, long Bytes)> CopiedByReason
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return new Dictionary<string, (int Files, long Bytes)>(_copiedByReason);
+            }
+        }
+    }
+
+    /// <summary>
+    /// E.g. "CopyOnWrite: cloned 12 files (48.2 MiB), copied 3 files (1.1 MiB) because ext4 cannot clone,
+    /// 40 files already up to date." Only the kinds that happened are named.
+    /// </summary>
+    public string Describe()
+    {
+        lock (_lock)
+        {
+            var parts = new List<string>();
+            if (ClonedFiles > 0)
+            {
+                parts.Add($"cloned {Files(ClonedFiles)} ({FileSizeText.Format(ClonedBytes)})");
+            }
+
+            if (CopiedFiles > 0)
+            {
+                parts.Add($"copied {Files(CopiedFiles)} ({FileSizeText.Format(CopiedBytes)}) {DescribeReasons()}");
+            }
+
+            if (LinkedFiles > 0)
+            {
+                parts.Add($"linked {Files(LinkedFiles)}");
+            }
+
+            if (UpToDateFiles > 0)
+            {
+                parts.Add($"{Files(UpToDateFiles)} already up to date");
+            }
+
+            return "CopyOnWrite: " + string.Join(", ", parts) + ".";
+        }
+    }
+
+    private static string Files(int count) => count == 1 ? "1 file" : $"{count} files";
+
+    private string DescribeReasons()
+    {
+        if (_copiedByReason.Count == 1)
+        {
+            return "because " + _copiedByReason.Keys.Single();
+        }
+
+        return "because " + string.Join("; ", _copiedByReason
+            .OrderByDescending(entry => entry.Value.Files)
+            .Select(entry => $"{entry.Key} ({Files(entry.Value.Files)})"));
+    }
+
+    /// <summary>The human words for a fallback, also used in the per-file message.</summary>
+    public static string DescribeFallback(FallbackReason reason, string? detail) => reason switch
+    {
+        FallbackReason.DifferentVolumes => "the source is on another volume than the destination",
+        FallbackReason.FileSystemCannotClone => $"{detail ?? "the destination's file system"} cannot clone",
+        FallbackReason.FileSystemRefused => $"the file system refused to clone it ({detail ?? "no reason given"})",
+        FallbackReason.EmptyFile => "the file is empty",
+        FallbackReason.NotARegularFile => "the source is not a regular file",
+        FallbackReason.PlatformCannotClone => $"this platform has no clone support ({detail ?? "unknown"})",
+        _ => "no reason recorded",
+    };
+}

@@ -1,0 +1,39 @@
+using System;
+using System.Reflection;
+using System.Runtime.InteropServices;
+using Microsoft.Build.Framework;
+
+namespace Microsoft.Build.CopyOnWrite;
+
+/// <summary>Facts about the MSBuild that loaded us, read at run time because the stock task's behaviour follows them.</summary>
+internal static class MSBuildHost
+{
+    /// <summary>The file version of the running Microsoft.Build.Framework (the assembly version is frozen at 15.1).</summary>
+    public static Version? Version { get; } = ReadVersion();
+
+    /// <summary>
+    /// MSBuild 18.7 (change wave 18.7) began retrying access-denied errors off Windows; earlier versions,
+    /// and Windows always, fail at once unless MSBUILDALWAYSRETRY is set.
+    /// </summary>
+    public static bool RetriesAccessDeniedByDefault(Func<string, string?> environment)
+        => !RuntimeInformation.IsOSPlatform(OSPlatform.Windows)
+           && Version is Version running && running >= new Version(18, 7)
+           && ChangeWaveEnabled(new Version(18, 7), environment);
+
+    /// <summary>MSBUILDDISABLEFEATURESFROMVERSION turns off every change wave from that version on.</summary>
+    public static bool ChangeWaveEnabled(Version wave, Func<string, string?> environment)
+        => !(System.Version.TryParse(environment("MSBUILDDISABLEFEATURESFROMVERSION"), out Version? disabledFrom) && wave >= disabledFrom);
+
+    /// <summary>Path comparison the stock task uses: case-insensitive where the usual file systems are (Windows, macOS).</summary>
+    public static StringComparison PathComparison { get; } =
+        RuntimeInformation.IsOSPlatform(OSPlatform.Linux) ? StringComparison.Ordinal : StringComparison.OrdinalIgnoreCase;
+
+    public static StringComparer PathComparer { get; } =
+        PathComparison == StringComparison.Ordinal ? StringComparer.Ordinal : StringComparer.OrdinalIgnoreCase;
+
+    private static Version? ReadVersion()
+    {
+        string? fileVersion = typeof(ITaskItem).Assembly.GetCustomAttribute<AssemblyFileVersionAttribute>()?.Version;
+        return System.Version.TryParse(fileVersion, out Version? version) ? version : null;
+    }
+}
