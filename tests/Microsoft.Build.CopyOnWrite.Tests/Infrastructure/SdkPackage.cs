@@ -1,0 +1,70 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text.RegularExpressions;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+
+/// <summary>
+/// Our package, packed once per test run from the working tree, and the environment a build needs to
+/// consume it like a user: a NuGet.config naming only that folder, and a package cache of its own so a
+/// package of the same version from an earlier run can never be picked up instead.
+/// </summary>
+public static class SdkPackage
+{
+    private static readonly Lazy<(string Folder, string Version)> Packed = new(Pack);
+
+    public static string Folder => Packed.Value.Folder;
+
+    public static string Version => Packed.Value.Version;
+
+    public static string PackagePath => Path.Combine(Folder, $"Microsoft.Build.CopyOnWrite.{Version}.nupkg");
+
+    public static string PackageCache { get; } = Path.Combine(TestScratch.RootFolder, "nuget-packages");
+
+    /// <summary>Variables for every `dotnet` child process: the private package cache, no build servers to outlive the test.</summary>
+    public static IDictionary<string, string?> BuildEnvironment => new Dictionary<string, string?>
+    {
+        ["NUGET_PACKAGES"] = PackageCache,
+        ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1",
+        ["MSBUILDDISABLENODEREUSE"] = "1",
+        ["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0",
+        ["MSBUILDTERMINALLOGGER"] = "off",
+        // The test host's own MSBuild variables must not leak into the builds under test.
+        ["MSBuildExtensionsPath"] = null,
+        ["MSBuildSDKsPath"] = null,
+        ["MSBUILD_EXE_PATH"] = null,
+    };
+
+    /// <summary>Writes a NuGet.config into <paramref name="folder"/> that reads packages only from our packed folder.</summary>
+    public static void WriteNuGetConfig(string folder)
+        => File.WriteAllText(Path.Combine(folder, "NuGet.config"), $"""
+            <?xml version="1.0" encoding="utf-8"?>
+            <configuration>
+              <packageSources>
+                <clear />
+                <add key="CopyOnWriteUnderTest" value="{Folder}" />
+              </packageSources>
+            </configuration>
+            """);
+
+    /// <summary>Runs `dotnet` with the build environment and fails the test, showing the output, if it fails.</summary>
+    public static ProcessResult Dotnet(string workingDirectory, params string[] arguments)
+    {
+        ProcessResult result = ProcessRunner.Run("dotnet", arguments, workingDirectory, BuildEnvironment, TimeSpan.FromMinutes(10));
+        Assert.IsTrue(result.Succeeded, $"dotnet {string.Join(' ', arguments)} failed in {workingDirectory}:\n{result.Output}");
+        return result;
+    }
+
+    private static (string, string) Pack()
+    {
+        string folder = Path.Combine(TestScratch.RootFolder, "packages");
+        ProcessResult pack = ProcessRunner.Run("dotnet", ["pack", RepositoryLayout.TaskProject, "-c", "Release", "-o", folder, "-nologo"], RepositoryLayout.Root, BuildEnvironment, TimeSpan.FromMinutes(10));
+        Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
+        string package = Directory.GetFiles(folder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single();
+        string version = Regex.Match(Path.GetFileName(package), @"^Microsoft\.Build\.CopyOnWrite\.(.+)\.nupkg$").Groups[1].Value;
+        return (folder, version);
+    }
+}
