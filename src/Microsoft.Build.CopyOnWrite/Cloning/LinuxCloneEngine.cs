@@ -41,10 +41,12 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
                 result = CloneOrCopyContent(source, destination, sourceFd, destinationFd, status, sourcePath, temporaryPath, cancellationToken);
 
-                // File.Copy's metadata (permission bits and both times, taken before the data was read),
-                // plus the stock task's rule that a read-only source gives a destination its owner can write.
+                // File.Copy's metadata: permission bits, and both times as the source has them after its
+                // data was read (reading may move the access time; File.Copy carries the moved one over).
+                // Plus the stock task's rule that a read-only source gives a destination its owner can write.
+                LinuxNative.FileStatus afterRead = LinuxNative.Stat(sourceFd, sourcePath);
                 LinuxNative.SetPermissions(destinationFd, status.PermissionBits | OwnerWrite, temporaryPath);
-                LinuxNative.SetTimes(destinationFd, status, temporaryPath);
+                LinuxNative.SetTimes(destinationFd, afterRead, temporaryPath);
             }
 
             cancellationToken.ThrowIfCancellationRequested();

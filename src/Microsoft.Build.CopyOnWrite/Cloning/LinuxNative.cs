@@ -83,9 +83,13 @@ internal static unsafe class LinuxNative
             AccessNanoseconds = *(uint*)(buffer + 72),
             ModifySeconds = *(long*)(buffer + 112),
             ModifyNanoseconds = *(uint*)(buffer + 120),
-            Device = ((ulong)*(uint*)(buffer + 136) << 32) | *(uint*)(buffer + 140),
+            Device = MakeDevice(*(uint*)(buffer + 136), *(uint*)(buffer + 140)),
         };
     }
+
+    /// <summary>glibc's makedev: the st_dev number that stat(1) and every other tool print.</summary>
+    public static ulong MakeDevice(uint major, uint minor)
+        => ((major & 0x00000FFFUL) << 8) | ((major & 0xFFFFF000UL) << 32) | (minor & 0xFFUL) | ((minor & 0xFFFFFF00UL) << 12);
 
     /// <summary>statfs f_type (the first field, a long on 64-bit Linux): which file system holds the file.</summary>
     public static long FileSystemType(int fd)

@@ -14,15 +14,14 @@ public sealed class LinuxCloneEngineTests
 {
     private const int OneMiB = 1 << 20;
 
-    private static LinuxCloneEngine NewEngine() => new(new CloneCapabilityCache(), RuntimeInformation.ProcessArchitecture);
+    private static LinuxCloneEngine NewEngine(CloneCapabilityCache? cache = null) => new(cache ?? new CloneCapabilityCache(), RuntimeInformation.ProcessArchitecture);
 
     [DataTestMethod]
     [DataRow("xfs")]
     [DataRow("btrfs")]
     public void A_file_on_a_clone_capable_file_system_is_cloned_and_shares_its_extents(string kind)
     {
-        LoopFileSystem fileSystem = LoopFileSystems.Require(kind);
-        string folder = fileSystem.NewFolder("clone");
+        string folder = LoopFileSystems.Require(kind).NewFolder("clone");
         string source = TestFiles.Write(folder, "source.bin", 4 * OneMiB);
         string destination = Path.Combine(folder, "destination.bin");
 
@@ -33,6 +32,27 @@ public sealed class LinuxCloneEngineTests
         Assert.IsTrue(TestFiles.SameBytes(source, destination));
         SharedExtents.AssertAllShared(destination, $"a clone on {kind}");
         SharedExtents.AssertAllShared(source, $"the source of a clone on {kind}");
+    }
+
+    [DataTestMethod]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    public void Writing_into_a_clone_leaves_the_source_untouched(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("cow");
+        string source = TestFiles.Write(folder, "source.bin", 2 * OneMiB);
+        byte[] original = File.ReadAllBytes(source);
+        string destination = Path.Combine(folder, "destination.bin");
+        Assert.AreEqual(CloneMethod.Cloned, NewEngine().CloneOrCopy(source, destination, CancellationToken.None).Method);
+
+        using (FileStream clone = new(destination, FileMode.Open, FileAccess.Write))
+        {
+            clone.Position = OneMiB;
+            clone.Write(new byte[4096]);
+        }
+
+        CollectionAssert.AreEqual(original, File.ReadAllBytes(source), "the source changed when its clone was written");
+        Assert.IsFalse(TestFiles.SameBytes(source, destination));
     }
 
     [TestMethod]
@@ -49,5 +69,201 @@ public sealed class LinuxCloneEngineTests
         Assert.AreEqual("ext4", result.Detail);
         Assert.IsTrue(TestFiles.SameBytes(source, destination));
         SharedExtents.AssertNoneShared(destination, "a byte copy on ext4");
+    }
+
+    [DataTestMethod]
+    [DataRow("ext4", "xfs")]
+    [DataRow("xfs", "btrfs")]
+    [DataRow("btrfs", "xfs")]
+    public void A_file_copied_to_another_file_system_is_copied_because_it_is_another_volume(string from, string to)
+    {
+        string source = TestFiles.Write(LoopFileSystems.Require(from).NewFolder("from"), "source.bin", OneMiB);
+        string destination = Path.Combine(LoopFileSystems.Require(to).NewFolder("to"), "destination.bin");
+
+        CloneResult result = NewEngine().CloneOrCopy(source, destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(FallbackReason.DifferentVolumes, result.Reason);
+        Assert.IsTrue(TestFiles.SameBytes(source, destination));
+        SharedExtents.AssertNoneShared(destination, $"a copy from {from} to {to}");
+    }
+
+    [TestMethod]
+    public void An_empty_file_is_created_empty_and_reported_as_copied_because_it_is_empty()
+    {
+        string folder = LoopFileSystems.Xfs.NewFolder("empty");
+        string source = Path.Combine(folder, "empty.txt");
+        File.WriteAllBytes(source, Array.Empty<byte>());
+        string destination = Path.Combine(folder, "copy.txt");
+
+        CloneResult result = NewEngine().CloneOrCopy(source, destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(FallbackReason.EmptyFile, result.Reason);
+        Assert.AreEqual(0, new FileInfo(destination).Length);
+    }
+
+    [TestMethod]
+    public void A_pseudo_file_that_reports_size_zero_is_copied_with_its_real_content()
+    {
+        string destination = Path.Combine(TestScratch.NewFolder("proc"), "version.txt");
+
+        CloneResult result = NewEngine().CloneOrCopy("/proc/version", destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        StringAssert.StartsWith(File.ReadAllText(destination), "Linux version");
+    }
+
+    /// <summary>Field by field against File.Copy (what the stock task uses), plus the stock task's owner-writable rule.</summary>
+    [DataTestMethod]
+    [DataRow("xfs", "644")]
+    [DataRow("xfs", "755")]
+    [DataRow("xfs", "444")]
+    [DataRow("xfs", "555")]
+    [DataRow("btrfs", "600")]
+    [DataRow("ext4", "755")]
+    [DataRow("ext4", "444")]
+    public void The_destination_has_the_bytes_times_and_mode_File_Copy_gives_it_made_owner_writable(string kind, string sourceMode)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("metadata");
+        string source = TestFiles.Write(folder, "tool.sh", 300_000);
+        string byFileCopy = Path.Combine(folder, "by-file-copy.sh");
+        string byEngine = Path.Combine(folder, "by-engine.sh");
+        const string Modified = "2001-02-03 04:05:06.123456789";
+        const string Accessed = "2002-03-04 05:06:07.987654321";
+        UnixFileFacts.SetMode(source, sourceMode);
+
+        UnixFileFacts.SetTimes(source, Modified, Accessed);
+        File.Copy(source, byFileCopy);
+        UnixFileFacts sourceAfterFileCopy = UnixFileFacts.Of(source);
+        UnixFileFacts.SetTimes(source, Modified, Accessed);
+        NewEngine().CloneOrCopy(source, byEngine, CancellationToken.None);
+        UnixFileFacts sourceAfterEngine = UnixFileFacts.Of(source);
+
+        UnixFileFacts expected = UnixFileFacts.Of(byFileCopy);
+        UnixFileFacts actual = UnixFileFacts.Of(byEngine);
+        Assert.IsTrue(TestFiles.SameBytes(byFileCopy, byEngine));
+        Assert.AreEqual(expected.Size, actual.Size);
+        Assert.AreEqual(expected.ModifiedNanoseconds, actual.ModifiedNanoseconds, "last-write time");
+        // Reading the source may move its access time (relatime); File.Copy carries the source's access
+        // time as it is after the copy, so each destination matches its own source reading.
+        Assert.AreEqual(sourceAfterFileCopy.AccessedNanoseconds, expected.AccessedNanoseconds, "File.Copy's last-access time (the premise)");
+        Assert.AreEqual(sourceAfterEngine.AccessedNanoseconds, actual.AccessedNanoseconds, "last-access time");
+        Assert.AreEqual(sourceMode, expected.Mode, "File.Copy keeps the mode (the premise of this test)");
+        string ownerWritable = Convert.ToString(Convert.ToInt32(sourceMode, 8) | 0x80, 8);
+        Assert.AreEqual(ownerWritable, actual.Mode, "File.Copy's mode plus owner-write, as the stock Copy task leaves it");
+    }
+
+    [DataTestMethod]
+    [DataRow("xfs")]
+    [DataRow("ext4")]
+    public void An_existing_destination_that_is_a_hard_link_is_replaced_not_written_through(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("hardlink");
+        string source = TestFiles.Write(folder, "new.bin", 100_000);
+        string packageCacheFile = TestFiles.Write(folder, "cache.bin", 100_000);
+        byte[] cacheContent = File.ReadAllBytes(packageCacheFile);
+        string destination = Path.Combine(folder, "destination.bin");
+        Assert.IsTrue(ProcessRunner.Run("ln", packageCacheFile, destination).Succeeded);
+
+        NewEngine().CloneOrCopy(source, destination, CancellationToken.None);
+
+        CollectionAssert.AreEqual(cacheContent, File.ReadAllBytes(packageCacheFile), "the copy wrote through the hard link");
+        Assert.IsTrue(TestFiles.SameBytes(source, destination));
+        Assert.AreEqual(1, UnixFileFacts.Of(destination).Links);
+        Assert.AreEqual(0, TestFiles.TemporaryLeftovers(folder).Length);
+    }
+
+    [DataTestMethod]
+    [DataRow("xfs")]
+    [DataRow("ext4")]
+    public void An_existing_destination_that_is_a_symlink_is_replaced_by_a_file_and_its_target_is_untouched(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("symlink");
+        string source = TestFiles.Write(folder, "new.bin", 100_000);
+        string target = TestFiles.Write(folder, "target.bin", 100_000);
+        byte[] targetContent = File.ReadAllBytes(target);
+        string destination = Path.Combine(folder, "destination.bin");
+        File.CreateSymbolicLink(destination, target);
+
+        NewEngine().CloneOrCopy(source, destination, CancellationToken.None);
+
+        CollectionAssert.AreEqual(targetContent, File.ReadAllBytes(target), "the copy wrote through the symlink");
+        Assert.AreEqual("regular file", UnixFileFacts.Of(destination).Type);
+        Assert.IsTrue(TestFiles.SameBytes(source, destination));
+    }
+
+    [TestMethod]
+    public void A_missing_source_throws_FileNotFound_and_leaves_the_old_destination_and_no_temporary_file()
+    {
+        string folder = LoopFileSystems.Xfs.NewFolder("missing");
+        string destination = TestFiles.Write(folder, "destination.bin", 1000);
+        byte[] before = File.ReadAllBytes(destination);
+
+        Assert.ThrowsException<FileNotFoundException>(() => NewEngine().CloneOrCopy(Path.Combine(folder, "absent.bin"), destination, CancellationToken.None));
+
+        CollectionAssert.AreEqual(before, File.ReadAllBytes(destination));
+        Assert.AreEqual(0, TestFiles.TemporaryLeftovers(folder).Length);
+    }
+
+    [TestMethod]
+    public void A_cancelled_copy_throws_and_leaves_neither_a_destination_nor_a_temporary_file()
+    {
+        string folder = LoopFileSystems.Ext4.NewFolder("cancel");
+        string source = TestFiles.Write(folder, "source.bin", OneMiB);
+        string destination = Path.Combine(folder, "destination.bin");
+        using var cancelled = new CancellationTokenSource();
+        cancelled.Cancel();
+
+        Assert.ThrowsException<OperationCanceledException>(() => NewEngine().CloneOrCopy(source, destination, cancelled.Token));
+
+        Assert.IsFalse(File.Exists(destination));
+        Assert.AreEqual(0, TestFiles.TemporaryLeftovers(folder).Length);
+    }
+
+    [TestMethod]
+    public void A_refusal_is_remembered_for_the_volume_pair_so_the_next_file_is_not_tried_again()
+    {
+        var cache = new CloneCapabilityCache();
+        LinuxCloneEngine engine = NewEngine(cache);
+        string from = LoopFileSystems.Ext4.NewFolder("from");
+        string to = LoopFileSystems.Xfs.NewFolder("to");
+
+        CloneResult first = engine.CloneOrCopy(TestFiles.Write(from, "a.bin", 10_000), Path.Combine(to, "a.bin"), CancellationToken.None);
+        CloneResult second = engine.CloneOrCopy(TestFiles.Write(from, "b.bin", 10_000), Path.Combine(to, "b.bin"), CancellationToken.None);
+
+        Assert.AreEqual(FallbackReason.DifferentVolumes, first.Reason);
+        Assert.AreEqual(FallbackReason.DifferentVolumes, second.Reason);
+        Assert.IsNotNull(cache.RememberedRefusal(VolumePairOf(Path.Combine(from, "a.bin"), Path.Combine(to, "a.bin"))));
+    }
+
+    [TestMethod]
+    public void A_forgotten_refusal_lets_a_later_file_clone_when_the_volume_can()
+    {
+        // A node that outlives a remount must not keep copying on a volume that now clones.
+        long now = 0;
+        var cache = new CloneCapabilityCache(TimeSpan.FromSeconds(30), () => now);
+        LinuxCloneEngine engine = NewEngine(cache);
+        string folder = LoopFileSystems.Xfs.NewFolder("stale");
+        string source = TestFiles.Write(folder, "source.bin", 100_000);
+        string destination = Path.Combine(folder, "destination.bin");
+        cache.RememberRefusal(VolumePairOf(source, destination), FallbackReason.FileSystemCannotClone, "XFS");
+
+        CloneResult whileRemembered = engine.CloneOrCopy(source, destination, CancellationToken.None);
+        now += (long)(31 * System.Diagnostics.Stopwatch.Frequency);
+        CloneResult afterExpiry = engine.CloneOrCopy(source, destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, whileRemembered.Method, "a remembered refusal is believed");
+        SharedExtents.AssertAllShared(destination, "cloned once the refusal expired");
+        Assert.AreEqual(CloneMethod.Cloned, afterExpiry.Method);
+    }
+
+    private static VolumePair VolumePairOf(string source, string destination)
+    {
+        // The same key the engine computes: st_dev of both files and the destination's statfs type.
+        static ulong Device(string path) => ulong.Parse(ProcessRunner.Run("stat", "--format=%d", path).Output.Trim());
+        string destinationFolder = Path.GetDirectoryName(destination)!;
+        long type = Convert.ToInt64(ProcessRunner.Run("stat", "-f", "--format=%t", destinationFolder).Output.Trim(), 16);
+        return new VolumePair(Device(source), Device(destinationFolder), type);
     }
 }
