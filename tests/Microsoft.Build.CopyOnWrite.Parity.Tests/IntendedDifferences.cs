@@ -1,0 +1,110 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text.RegularExpressions;
+
+namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
+
+/// <summary>
+/// THE list of ways our Copy is meant to differ from MSBuild's, each with its reason. Every entry is applied
+/// as a normalisation before the comparison; any difference not removed by an entry fails the scenario.
+/// Entries marked Always apply to every scenario; the others only where a scenario names them (Shows).
+/// </summary>
+public static class IntendedDifferences
+{
+    public const string SummaryMessages = "summary-and-clone-messages";
+    public const string NoWriteThroughHardLink = "no-write-through-hard-link";
+    public const string NoWriteThroughSymlink = "no-write-through-symlink";
+    public const string FailedCopyKeepsDestination = "failed-copy-keeps-destination";
+
+    public static readonly IReadOnlyList<IntendedDifference> Table = new IntendedDifference[]
+    {
+        new(SummaryMessages, Always: true,
+            "Ours logs one extra line per invocation starting with \"CopyOnWrite:\" (what it cloned, copied, linked and left alone) "
+            + "and one low-importance line per file (\"Cloned ...\" / \"Copied ... not cloned: <why>\"). They are extra messages; "
+            + "every message of the stock task is still logged with the same text and importance.",
+            (stock, ours) => ours.Events.RemoveAll(e => e.Kind == "message" && IsOurExtraMessage(e.Text, e.Importance))),
+
+        new(NoWriteThroughHardLink, Always: false,
+            "With MSBUILDCOPYWITHOUTDELETE=1 the stock task skips its delete and File.Copy opens the existing destination and "
+            + "overwrites it in place: when that destination is a hard link, the other names of the file (e.g. a NuGet cache "
+            + "entry) change too (MSBuild issue 8273). Ours always writes a temporary file and renames it over the destination, "
+            + "so the other names keep their content; the destination is then a file of its own. Normalised: the link count "
+            + "and shared-inode facts of the named paths, and the content of the other names, which must be untouched in ours.",
+            (stock, ours) => ForgetLinkFacts(stock, ours, keepOursUntouched: true)),
+
+        new(NoWriteThroughSymlink, Always: false,
+            "With MSBUILDCOPYWITHOUTDELETE=1 and a destination that is a symbolic link, the stock task writes through the link "
+            + "into its target file and leaves the link; ours replaces the link by the copied file and never touches the target. "
+            + "Normalised: the named destination's entry (link vs file) and the target's content, which must be untouched in ours.",
+            (stock, ours) => ForgetLinkFacts(stock, ours, keepOursUntouched: true)),
+
+        new(FailedCopyKeepsDestination, Always: false,
+            "When a copy fails after the destination existed, the stock task has already deleted the old destination (it deletes "
+            + "before copying); ours builds the new file beside it and renames only on success, so the old destination stays. "
+            + "Normalised: the named destination may be missing in stock and must be unchanged in ours.",
+            (stock, ours) =>
+            {
+                foreach (string path in ours.IntendedPaths)
+                {
+                    string? before = Line(ours.Before, path);
+                    if (Line(stock.Files, path) is null && before is not null && Line(ours.Files, path) == before)
+                    {
+                        ours.Files.Remove(before);
+                    }
+                }
+            }),
+    };
+
+    private static readonly Regex ClonedMessage = new("^Cloned \".*\" to \".*\" \\(.*\\): the copy shares the source's storage\\.$", RegexOptions.Singleline);
+    private static readonly Regex CopiedNotClonedMessage = new("^Copied \".*\" to \".*\" \\(.*\\), not cloned: .*\\.$", RegexOptions.Singleline);
+
+    private static bool IsOurExtraMessage(string text, string? importance)
+        => text.StartsWith("CopyOnWrite:", StringComparison.Ordinal)
+           || (importance == "Low" && (ClonedMessage.IsMatch(text) || CopiedNotClonedMessage.IsMatch(text)));
+
+    public static void Apply(Scenario scenario, Observation stock, Observation ours)
+    {
+        foreach (IntendedDifference difference in Table.Where(d => d.Always || scenario.Intended.Contains(d.Key)))
+        {
+            difference.Normalize(stock, ours);
+        }
+    }
+
+    private static string? Line(List<string> lines, string path) => lines.FirstOrDefault(l => l.StartsWith(path + " | ", StringComparison.Ordinal));
+
+    private static readonly Regex LinkFacts = new(" links \\d+| same-file-as \\S+");
+
+    /// <summary>For the scenario's named paths: drops link counts and shared inodes; for paths ours left as arranged, drops the stock line's content too.</summary>
+    private static void ForgetLinkFacts(Observation stock, Observation ours, bool keepOursUntouched)
+    {
+        foreach (string path in ours.IntendedPaths)
+        {
+            string? oursLine = Line(ours.Files, path);
+            string? stockLine = Line(stock.Files, path);
+            string? before = Line(ours.Before, path);
+            if (keepOursUntouched && before is not null && oursLine == before && stockLine is not null)
+            {
+                // A name ours did not touch (and stock wrote through): it must be exactly as arranged in ours.
+                stock.Files[stock.Files.IndexOf(stockLine)] = oursLine;
+                continue;
+            }
+
+            // The destination itself: a file of its own in ours, a name of the shared file (or the link) in stock.
+            if (oursLine is not null && stockLine is not null)
+            {
+                string oursFacts = LinkFacts.Replace(oursLine, string.Empty);
+                string stockFacts = LinkFacts.Replace(stockLine, string.Empty);
+                if (stockFacts.Contains(" | symlink -> ", StringComparison.Ordinal))
+                {
+                    stockFacts = oursFacts; // the link stayed in stock; its target got the content (checked on the target's line)
+                }
+
+                ours.Files[ours.Files.IndexOf(oursLine)] = oursFacts;
+                stock.Files[stock.Files.IndexOf(stockLine)] = stockFacts;
+            }
+        }
+    }
+}
+
+public sealed record IntendedDifference(string Key, bool Always, string Reason, Action<Observation, Observation> Normalize);

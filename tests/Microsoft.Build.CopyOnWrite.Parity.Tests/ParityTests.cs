@@ -1,0 +1,36 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
+
+[TestClass]
+public sealed class ParityTests
+{
+    public static IEnumerable<object[]> InProcessScenarios
+        => Scenarios.All.Where(s => s.Mode.HasFlag(RunMode.InProcess)).Select(s => new object[] { s.Name });
+
+    public static IEnumerable<object[]> ProjectFileScenarios
+        => Scenarios.All.Where(s => s.Mode.HasFlag(RunMode.ProjectFile)).Select(s => new object[] { s.Name });
+
+    [TestMethod]
+    [DynamicData(nameof(InProcessScenarios))]
+    public void InProcess(string name)
+    {
+        Scenario scenario = Scenarios.Named(name);
+        if (scenario.NeedsOtherVolume && Scratch.OtherVolumeRoot is null)
+        {
+            Assert.Inconclusive("SKIPPED: needs /dev/shm (another file system than the temp folder).");
+        }
+
+        (Observation stock, Observation ours) = ParityHarness.RunInProcess(scenario);
+        string? diff = ParityHarness.Compare(scenario, stock, ours);
+        if (Environment.GetEnvironmentVariable("PARITY_VERBOSE") == "1")
+        {
+            Console.WriteLine($"Stock ({stock.ElapsedMilliseconds:0.0} ms):{Environment.NewLine}{stock.Describe()}{Environment.NewLine}Ours ({ours.ElapsedMilliseconds:0.0} ms):{Environment.NewLine}{ours.Describe()}");
+        }
+
+        Assert.IsNull(diff, diff);
+    }
+}

@@ -1,0 +1,112 @@
+using System;
+using System.Collections;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text.Json;
+using Microsoft.Build.Framework;
+
+namespace Microsoft.Build.CopyOnWrite.TestKit.Parity;
+
+/// <summary>
+/// A logger for `dotnet msbuild -logger:ParityLogger,TestKit.dll;out.jsonl`: writes one JSON line per event
+/// that a task named Copy logged (errors, warnings, messages, its output items) and per Copy result, each
+/// tagged with the target it ran in, so a differential test can compare the stock task and ours.
+/// </summary>
+public sealed class ParityLogger : ILogger
+{
+    private readonly ConcurrentDictionary<(int Node, int Target), string> _targets = new();
+    private readonly ConcurrentDictionary<(int Node, int Task), string> _copyTasks = new();
+    private StreamWriter? _writer;
+
+    public LoggerVerbosity Verbosity { get; set; } = LoggerVerbosity.Diagnostic;
+
+    public string? Parameters { get; set; }
+
+    public void Initialize(IEventSource eventSource)
+    {
+        _writer = new StreamWriter(Parameters ?? throw new LoggerException("ParityLogger needs the output file as its parameter."));
+        if (eventSource is IEventSource3 source3)
+        {
+            source3.IncludeTaskInputs(); // makes the engine log task outputs as TaskParameterEventArgs
+        }
+
+        eventSource.AnyEventRaised += OnEvent;
+    }
+
+    public void Shutdown() => _writer?.Dispose();
+
+    private void OnEvent(object sender, BuildEventArgs e)
+    {
+        BuildEventContext? context = e.BuildEventContext;
+        switch (e)
+        {
+            case TargetStartedEventArgs started when context is not null:
+                _targets[(context.NodeId, context.TargetId)] = started.TargetName;
+                return;
+            case TaskStartedEventArgs started when context is not null && started.TaskName == "Copy":
+                _copyTasks[(context.NodeId, context.TaskId)] = TargetOf(context);
+                return;
+            case TaskFinishedEventArgs finished when context is not null && finished.TaskName == "Copy":
+                Write(new { target = TargetOf(context), kind = "result", success = finished.Succeeded });
+                return;
+            case TaskParameterEventArgs parameter when IsInCopy(context, out string target) && parameter.Kind == TaskParameterMessageKind.TaskOutput:
+                Write(new { target, kind = "output", name = parameter.ItemType, items = Items(parameter.Items) });
+                return;
+            case TaskParameterEventArgs:
+                return;
+            case BuildErrorEventArgs error:
+                Write(new { target = Target(context), kind = "error", code = error.Code, text = error.Message, sender = error.SenderName });
+                return;
+            case BuildWarningEventArgs warning:
+                Write(new { target = Target(context), kind = "warning", code = warning.Code, text = warning.Message, sender = warning.SenderName });
+                return;
+            case BuildMessageEventArgs message when IsInCopy(context, out string target):
+                Write(new { target, kind = "message", importance = message.Importance.ToString(), text = message.Message });
+                return;
+            case BuildMessageEventArgs message when message.Message?.StartsWith("PARITY-", StringComparison.Ordinal) == true:
+                Write(new { target = Target(context), kind = "marker", text = message.Message });
+                return;
+        }
+    }
+
+    private bool IsInCopy(BuildEventContext? context, out string target)
+    {
+        target = string.Empty;
+        return context is not null && _copyTasks.TryGetValue((context.NodeId, context.TaskId), out target!);
+    }
+
+    private string TargetOf(BuildEventContext context)
+        => _targets.TryGetValue((context.NodeId, context.TargetId), out string? name) ? name : "?";
+
+    private string Target(BuildEventContext? context) => context is null ? "?" : TargetOf(context);
+
+    private static object Items(IList? items)
+    {
+        var list = new List<object>();
+        foreach (object? item in items ?? Array.Empty<object>())
+        {
+            if (item is ITaskItem taskItem)
+            {
+                ObservedItem observed = TaskDriver.Observe(taskItem);
+                list.Add(new { spec = observed.ItemSpec, escaped = observed.EscapedSpec, metadata = observed.Metadata.ToDictionary(m => m.Key, m => m.Value) });
+            }
+            else
+            {
+                list.Add(new { spec = item?.ToString() ?? string.Empty, escaped = item?.ToString() ?? string.Empty, metadata = new Dictionary<string, string>() });
+            }
+        }
+
+        return list;
+    }
+
+    private void Write(object record)
+    {
+        string line = JsonSerializer.Serialize(record);
+        lock (this)
+        {
+            _writer!.WriteLine(line);
+        }
+    }
+}
