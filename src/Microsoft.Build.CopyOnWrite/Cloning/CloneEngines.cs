@@ -4,6 +4,10 @@ using System.Runtime.InteropServices;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>The one engine of this process, made on first use so that nothing runs when no file is copied.</summary>
+/// <remarks>
+/// Making an engine only stores the refusal cache: no engine looks at a volume before a file is copied to
+/// it, so a locked, RAW or disconnected volume elsewhere on the machine cannot fail the build here.
+/// </remarks>
 internal static class CloneEngines
 {
     private static readonly Lazy<ICloneEngine> ForThisProcess = new(Create);
@@ -14,10 +18,19 @@ internal static class CloneEngines
     private static ICloneEngine Create()
     {
         var refusals = new CloneCapabilityCache();
+        if (RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
+        {
+            return new WindowsCloneEngine(refusals);
+        }
 #if NET
         if (RuntimeInformation.IsOSPlatform(OSPlatform.Linux))
         {
             return new LinuxCloneEngine(refusals, RuntimeInformation.ProcessArchitecture);
+        }
+
+        if (RuntimeInformation.IsOSPlatform(OSPlatform.OSX) && MacNative.KnowsAbiOf(RuntimeInformation.ProcessArchitecture))
+        {
+            return new MacCloneEngine(refusals);
         }
 #endif
         return new CopyOnlyEngine(RuntimeInformation.OSDescription);

@@ -1,0 +1,187 @@
+#if NET
+using System;
+using System.Buffers.Binary;
+using System.Runtime.InteropServices;
+using System.Runtime.Versioning;
+using System.Text;
+
+namespace Microsoft.Build.CopyOnWrite.Cloning;
+
+/// <summary>
+/// The few libSystem calls the macOS engine needs. struct stat and struct statfs are read in their 64-bit
+/// inode layouts, the only ones arm64 has. On x86-64 the plain stat/fstat/statfs symbols keep the old
+/// 32-bit-inode layouts for old binaries, and the SDK headers bind those names to the "$INODE64" symbols.
+/// </summary>
+[SupportedOSPlatform("macos")]
+internal static unsafe class MacNative
+{
+    private const string LibSystem = "libc"; // .NET resolves it to /usr/lib/libc.dylib, which is libSystem
+
+    private const int AtCurrentDirectory = -2; // AT_FDCWD on macOS
+    private const uint CloneNoOwnerCopy = 0x0002;
+
+    private static readonly bool UsesInode64Symbols = RuntimeInformation.ProcessArchitecture == Architecture.X64;
+
+    /// <summary>The processors whose struct layouts and symbol names this file knows (all that .NET runs on macOS).</summary>
+    public static bool KnowsAbiOf(Architecture architecture) => architecture is Architecture.X64 or Architecture.Arm64;
+
+    public static MacFileStatus Stat(int fd, string pathForErrors)
+    {
+        byte* buffer = stackalloc byte[MacStructLayouts.StatBytes];
+        int result = UsesInode64Symbols ? FStatX64(fd, buffer) : FStatArm64(fd, buffer);
+        if (result != 0)
+        {
+            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
+        }
+
+        return MacStructLayouts.ParseStat(new ReadOnlySpan<byte>(buffer, MacStructLayouts.StatBytes));
+    }
+
+    public static MacFileStatus Stat(string path)
+    {
+        byte* buffer = stackalloc byte[MacStructLayouts.StatBytes];
+        int result = UsesInode64Symbols ? StatX64(path, buffer) : StatArm64(path, buffer);
+        if (result != 0)
+        {
+            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), path);
+        }
+
+        return MacStructLayouts.ParseStat(new ReadOnlySpan<byte>(buffer, MacStructLayouts.StatBytes));
+    }
+
+    /// <summary>"apfs", "hfs", "msdos", "smbfs"... for the log; null if the volume will not say.</summary>
+    public static string? FileSystemTypeName(string path)
+    {
+        byte* buffer = stackalloc byte[MacStructLayouts.StatfsBytes];
+        int result = UsesInode64Symbols ? StatfsX64(path, buffer) : StatfsArm64(path, buffer);
+        return result == 0 ? MacStructLayouts.ParseFileSystemTypeName(new ReadOnlySpan<byte>(buffer, MacStructLayouts.StatfsBytes)) : null;
+    }
+
+    /// <summary>
+    /// Clones the open file to <paramref name="destinationPath"/>, which must not exist; 0 or the errno.
+    /// By descriptor, so the file cloned is the one whose type and size were checked, and a symlinked
+    /// source gives its target's content as File.Copy does.
+    /// </summary>
+    public static int CloneFrom(int sourceFd, string destinationPath)
+        => FClonefileAt(sourceFd, AtCurrentDirectory, destinationPath, CloneNoOwnerCopy) == 0 ? 0 : Marshal.GetLastPInvokeError();
+
+    public static void SetPermissions(int fd, uint permissionBits, string pathForErrors)
+    {
+        if (FChmod(fd, (ushort)permissionBits) != 0)
+        {
+            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
+        }
+    }
+
+    public static void SetPermissions(string path, uint permissionBits)
+    {
+        if (Chmod(path, (ushort)permissionBits) != 0)
+        {
+            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), path);
+        }
+    }
+
+    public static void SetTimes(int fd, in MacFileStatus source, string pathForErrors)
+    {
+        Timespec* times = stackalloc Timespec[2];
+        times[0] = new Timespec { Seconds = source.AccessSeconds, Nanoseconds = source.AccessNanoseconds };
+        times[1] = new Timespec { Seconds = source.ModifySeconds, Nanoseconds = source.ModifyNanoseconds };
+        if (FUtimens(fd, times) != 0)
+        {
+            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
+        }
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct Timespec
+    {
+        public long Seconds;
+        public long Nanoseconds;
+    }
+
+    [DllImport(LibSystem, EntryPoint = "fstat$INODE64", SetLastError = true)]
+    private static extern int FStatX64(int fd, byte* buffer);
+
+    [DllImport(LibSystem, EntryPoint = "fstat", SetLastError = true)]
+    private static extern int FStatArm64(int fd, byte* buffer);
+
+    [DllImport(LibSystem, EntryPoint = "stat$INODE64", SetLastError = true)]
+    private static extern int StatX64(string path, byte* buffer);
+
+    [DllImport(LibSystem, EntryPoint = "stat", SetLastError = true)]
+    private static extern int StatArm64(string path, byte* buffer);
+
+    [DllImport(LibSystem, EntryPoint = "statfs$INODE64", SetLastError = true)]
+    private static extern int StatfsX64(string path, byte* buffer);
+
+    [DllImport(LibSystem, EntryPoint = "statfs", SetLastError = true)]
+    private static extern int StatfsArm64(string path, byte* buffer);
+
+    [DllImport(LibSystem, EntryPoint = "fclonefileat", SetLastError = true)]
+    private static extern int FClonefileAt(int sourceFd, int destinationDirectoryFd, string destinationPath, uint flags);
+
+    [DllImport(LibSystem, EntryPoint = "fchmod", SetLastError = true)]
+    private static extern int FChmod(int fd, ushort mode);
+
+    [DllImport(LibSystem, EntryPoint = "chmod", SetLastError = true)]
+    private static extern int Chmod(string path, ushort mode);
+
+    [DllImport(LibSystem, EntryPoint = "futimens", SetLastError = true)]
+    private static extern int FUtimens(int fd, Timespec* times);
+}
+
+/// <summary>
+/// Field offsets of macOS's 64-bit-inode struct stat (144 bytes) and struct statfs (2168 bytes), the same on
+/// x86-64 and arm64, from Apple's __DARWIN_STRUCT_STAT64 and __DARWIN_STRUCT_STATFS64. Pure, so tested anywhere.
+/// </summary>
+internal static class MacStructLayouts
+{
+    public const int StatBytes = 144;
+    public const int StatfsBytes = 2168;
+
+    // struct stat: dev_t st_dev (int32) 0, mode_t st_mode (uint16) 4, nlink 6, st_ino 8, uid 16, gid 20, rdev 24,
+    // 4 bytes padding, then four timespecs {long, long}: access 32, modify 48, change 64, birth 80; off_t st_size 96.
+    private const int StatDevice = 0;
+    private const int StatMode = 4;
+    private const int StatAccessTime = 32;
+    private const int StatModifyTime = 48;
+    private const int StatSize = 96;
+
+    // struct statfs: f_bsize 0, f_iosize 4, five uint64 counts 8-47, f_fsid 48, f_owner 56, f_type 60,
+    // f_flags 64, f_fssubtype 68, char f_fstypename[16] 72.
+    private const int StatfsTypeName = 72;
+    private const int StatfsTypeNameBytes = 16;
+
+    public static MacFileStatus ParseStat(ReadOnlySpan<byte> stat) => new()
+    {
+        Device = (uint)BinaryPrimitives.ReadInt32LittleEndian(stat.Slice(StatDevice)),
+        Mode = BinaryPrimitives.ReadUInt16LittleEndian(stat.Slice(StatMode)),
+        AccessSeconds = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatAccessTime)),
+        AccessNanoseconds = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatAccessTime + 8)),
+        ModifySeconds = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatModifyTime)),
+        ModifyNanoseconds = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatModifyTime + 8)),
+        Size = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatSize)),
+    };
+
+    public static string ParseFileSystemTypeName(ReadOnlySpan<byte> statfs)
+    {
+        ReadOnlySpan<byte> name = statfs.Slice(StatfsTypeName, StatfsTypeNameBytes);
+        int end = name.IndexOf((byte)0);
+        return Encoding.UTF8.GetString(end < 0 ? name : name.Slice(0, end));
+    }
+}
+
+/// <summary>The parts of a macOS struct stat the engine uses.</summary>
+internal readonly record struct MacFileStatus
+{
+    public ulong Device { get; init; }
+    public uint Mode { get; init; }
+    public long Size { get; init; }
+    public long AccessSeconds { get; init; }
+    public long AccessNanoseconds { get; init; }
+    public long ModifySeconds { get; init; }
+    public long ModifyNanoseconds { get; init; }
+
+    public bool IsRegularFile => (Mode & 0xF000) == 0x8000;
+}
+#endif
