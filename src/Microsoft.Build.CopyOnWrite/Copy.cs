@@ -81,6 +81,12 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
     /// <summary>What this invocation cloned, copied, linked and left alone (for tests and the build summary).</summary>
     internal CopySummary Summary => _summary;
 
+    /// <summary>The project's CopyOnWriteMode and friends; set by <see cref="Savings.CopyTaskFactory"/> (defaults otherwise).</summary>
+    internal Savings.CopyOnWriteSettings Settings { get; set; } = Savings.CopyOnWriteSettings.Default;
+
+    /// <summary>A CopyOnWrite property value the factory did not understand (reported as COW003), or null.</summary>
+    internal string? SettingsProblem { get; set; }
+
     public void Cancel() => _cancellation.Cancel();
 
     public override bool Execute()
@@ -113,7 +119,8 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         bool allSucceeded = RunPairs(pairs, options);
         CopiedFiles = pairs.Where(pair => pair.Succeeded).Select(pair => pair.Destination).ToArray();
         LogSummary();
-        return allSucceeded && !_cancellation.IsCancellationRequested;
+        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, Settings, SettingsProblem);
+        return allSucceeded && savingsOk && !_cancellation.IsCancellationRequested;
     }
 
     private bool ValidateParameters()
@@ -447,7 +454,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
 
         Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
         CloneResult result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token);
-        _summary.AddCloneResult(result);
+        _summary.AddCloneResult(result, sourcePath, destinationPath);
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
         if (result.Method == CloneMethod.Cloned)
         {

@@ -9,6 +9,7 @@ internal sealed class CopySummary
 {
     private readonly object _lock = new();
     private readonly Dictionary<string, (int Files, long Bytes)> _copiedByReason = new();
+    private readonly Dictionary<FallbackReason, NotClonedFiles> _notCloned = new();
 
     public int ClonedFiles { get; private set; }
     public long ClonedBytes { get; private set; }
@@ -37,6 +38,39 @@ internal sealed class CopySummary
             string reason = DescribeFallback(result.Reason, result.Detail);
             _copiedByReason.TryGetValue(reason, out (int Files, long Bytes) sofar);
             _copiedByReason[reason] = (sofar.Files + 1, sofar.Bytes + result.Bytes);
+        }
+    }
+
+    /// <summary>As <see cref="AddCloneResult(CloneResult)"/>, and remembers which files were not cloned and where they were.</summary>
+    public void AddCloneResult(CloneResult result, string sourcePath, string destinationPath)
+    {
+        AddCloneResult(result);
+        if (result.Method == CloneMethod.Cloned)
+        {
+            return;
+        }
+
+        lock (_lock)
+        {
+            if (!_notCloned.TryGetValue(result.Reason, out NotClonedFiles? files))
+            {
+                files = new NotClonedFiles(result.Reason, result.Detail, sourcePath, destinationPath);
+                _notCloned[result.Reason] = files;
+            }
+
+            files.Add(sourcePath, destinationPath, result.Bytes);
+        }
+    }
+
+    /// <summary>The files copied rather than cloned, per reason (only those added with their paths).</summary>
+    public IReadOnlyList<NotClonedFiles> NotCloned
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _notCloned.Values.OrderByDescending(files => files.Files).ToList();
+            }
         }
     }
 

@@ -1,0 +1,87 @@
+using System;
+using System.IO;
+using Microsoft.Build.CopyOnWrite.Cloning;
+
+namespace Microsoft.Build.CopyOnWrite;
+
+/// <summary>
+/// The files of one Copy invocation that were copied, not cloned, for one reason: how many, how big, the
+/// first one (to name it in a diagnostic) and the deepest folders that hold all their sources and all
+/// their destinations (to say where they come from and go to).
+/// </summary>
+internal sealed class NotClonedFiles
+{
+    public NotClonedFiles(FallbackReason reason, string? detail, string firstSource, string firstDestination)
+    {
+        Reason = reason;
+        Detail = detail;
+        FirstSource = firstSource;
+        FirstDestination = firstDestination;
+        SourceRoot = FolderOf(firstSource);
+        DestinationRoot = FolderOf(firstDestination);
+    }
+
+    public FallbackReason Reason { get; }
+
+    /// <summary>The detail of the first file (e.g. "ext4"); files with other details are counted here too.</summary>
+    public string? Detail { get; }
+
+    public string FirstSource { get; }
+
+    public string FirstDestination { get; }
+
+    public int Files { get; private set; }
+
+    public long Bytes { get; private set; }
+
+    /// <summary>The deepest folder that contains every source counted here.</summary>
+    public string SourceRoot { get; private set; }
+
+    /// <summary>The deepest folder that contains every destination counted here.</summary>
+    public string DestinationRoot { get; private set; }
+
+    /// <summary>Not thread-safe: the caller holds the summary's lock.</summary>
+    public void Add(string sourcePath, string destinationPath, long bytes)
+    {
+        Files++;
+        Bytes += bytes;
+        SourceRoot = CommonFolder(SourceRoot, FolderOf(sourcePath));
+        DestinationRoot = CommonFolder(DestinationRoot, FolderOf(destinationPath));
+    }
+
+    /// <summary>The reasons that are a missed clone; an empty file or a device has nothing to share.</summary>
+    public static bool IsMissedClone(FallbackReason reason) => reason is not (FallbackReason.None or FallbackReason.EmptyFile or FallbackReason.NotARegularFile);
+
+    private static string FolderOf(string path) => Path.GetDirectoryName(path) ?? path;
+
+    /// <summary>The longest common ancestor folder of two full folder paths, compared component by component.</summary>
+    public static string CommonFolder(string a, string b)
+    {
+        if (string.Equals(a, b, MSBuildHost.PathComparison))
+        {
+            return a;
+        }
+
+        char[] separators = { Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar };
+        string[] left = a.Split(separators);
+        string[] right = b.Split(separators);
+        int common = 0;
+        while (common < left.Length && common < right.Length && string.Equals(left[common], right[common], MSBuildHost.PathComparison))
+        {
+            common++;
+        }
+
+        if (common == 0)
+        {
+            return string.Empty; // different drives: no common folder
+        }
+
+        string joined = string.Join(Path.DirectorySeparatorChar.ToString(), left, 0, common);
+        if (joined.Length == 0)
+        {
+            return Path.DirectorySeparatorChar.ToString(); // "/" on Unix
+        }
+
+        return joined.EndsWith(":", StringComparison.Ordinal) ? joined + Path.DirectorySeparatorChar : joined;
+    }
+}

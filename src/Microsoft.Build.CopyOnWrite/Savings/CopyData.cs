@@ -1,0 +1,145 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Text;
+
+namespace Microsoft.Build.CopyOnWrite.Savings;
+
+/// <summary>
+/// What one Copy invocation did, as one machine-readable line that the task logs next to its summary (low
+/// importance) so that a logger, a binary log replay or a script can add the invocations of a build up
+/// exactly, across nodes.
+/// </summary>
+/// <remarks>
+/// Format (version 1): <c>CopyOnWrite data: v=1 cloned=FILES,BYTES copied=FILES,BYTES linked=FILES
+/// uptodate=FILES,BYTES reason=NAME,DETAIL,FILES,BYTES ... crossvolume=SOURCEROOT,DESTINATIONROOT,SOURCEVOLUME,DESTINATIONVOLUME,FILES,BYTES ...</c>.
+/// Fields are separated by spaces, text values are percent-encoded (RFC 3986), unknown fields are ignored
+/// so later versions can add some. Plain text on purpose: the task assembly has no JSON library on .NET Framework.
+/// </remarks>
+internal sealed class CopyData
+{
+    public const string Prefix = "CopyOnWrite data: ";
+
+    public int ClonedFiles { get; set; }
+    public long ClonedBytes { get; set; }
+    public int CopiedFiles { get; set; }
+    public long CopiedBytes { get; set; }
+    public int LinkedFiles { get; set; }
+    public int UpToDateFiles { get; set; }
+    public long UpToDateBytes { get; set; }
+    public List<ReasonEntry> Reasons { get; } = new();
+    public List<CrossVolumeEntry> CrossVolume { get; } = new();
+
+    public sealed record ReasonEntry(string Reason, string Detail, int Files, long Bytes);
+
+    public sealed record CrossVolumeEntry(string SourceRoot, string DestinationRoot, string SourceVolume, string DestinationVolume, int Files, long Bytes);
+
+    public static CopyData From(CopySummary summary, IEnumerable<CrossVolumeEntry> crossVolume)
+    {
+        var data = new CopyData
+        {
+            ClonedFiles = summary.ClonedFiles,
+            ClonedBytes = summary.ClonedBytes,
+            CopiedFiles = summary.CopiedFiles,
+            CopiedBytes = summary.CopiedBytes,
+            LinkedFiles = summary.LinkedFiles,
+            UpToDateFiles = summary.UpToDateFiles,
+            UpToDateBytes = summary.UpToDateBytes,
+        };
+        data.Reasons.AddRange(summary.NotCloned.Select(n => new ReasonEntry(n.Reason.ToString(), n.Detail ?? string.Empty, n.Files, n.Bytes)));
+        data.CrossVolume.AddRange(crossVolume);
+        return data;
+    }
+
+    public string Format()
+    {
+        var text = new StringBuilder(Prefix);
+        text.Append("v=1");
+        Append(text, "cloned", ClonedFiles, ClonedBytes);
+        Append(text, "copied", CopiedFiles, CopiedBytes);
+        text.Append(" linked=").Append(LinkedFiles.ToString(CultureInfo.InvariantCulture));
+        Append(text, "uptodate", UpToDateFiles, UpToDateBytes);
+        foreach (ReasonEntry reason in Reasons)
+        {
+            text.Append(" reason=").Append(Escape(reason.Reason)).Append(',').Append(Escape(reason.Detail)).Append(',')
+                .Append(reason.Files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(reason.Bytes.ToString(CultureInfo.InvariantCulture));
+        }
+
+        foreach (CrossVolumeEntry entry in CrossVolume)
+        {
+            text.Append(" crossvolume=").Append(Escape(entry.SourceRoot)).Append(',').Append(Escape(entry.DestinationRoot)).Append(',')
+                .Append(Escape(entry.SourceVolume)).Append(',').Append(Escape(entry.DestinationVolume)).Append(',')
+                .Append(entry.Files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(entry.Bytes.ToString(CultureInfo.InvariantCulture));
+        }
+
+        return text.ToString();
+    }
+
+    /// <summary>Reads a line written by <see cref="Format"/>; null when it is not one (or not a version it knows).</summary>
+    public static CopyData? TryParse(string? message)
+    {
+        if (message is null || !message.StartsWith(Prefix, StringComparison.Ordinal))
+        {
+            return null;
+        }
+
+        var data = new CopyData();
+        bool versionSeen = false;
+        try
+        {
+            foreach (string field in message.Substring(Prefix.Length).Split(new[] { ' ' }, StringSplitOptions.RemoveEmptyEntries))
+            {
+                int equals = field.IndexOf('=');
+                if (equals <= 0)
+                {
+                    continue;
+                }
+
+                string name = field.Substring(0, equals);
+                string[] values = field.Substring(equals + 1).Split(',');
+                switch (name)
+                {
+                    case "v":
+                        versionSeen = values[0] == "1";
+                        break;
+                    case "cloned":
+                        (data.ClonedFiles, data.ClonedBytes) = (Int(values[0]), Long(values[1]));
+                        break;
+                    case "copied":
+                        (data.CopiedFiles, data.CopiedBytes) = (Int(values[0]), Long(values[1]));
+                        break;
+                    case "linked":
+                        data.LinkedFiles = Int(values[0]);
+                        break;
+                    case "uptodate":
+                        (data.UpToDateFiles, data.UpToDateBytes) = (Int(values[0]), Long(values[1]));
+                        break;
+                    case "reason" when values.Length >= 4:
+                        data.Reasons.Add(new ReasonEntry(Unescape(values[0]), Unescape(values[1]), Int(values[2]), Long(values[3])));
+                        break;
+                    case "crossvolume" when values.Length >= 6:
+                        data.CrossVolume.Add(new CrossVolumeEntry(Unescape(values[0]), Unescape(values[1]), Unescape(values[2]), Unescape(values[3]), Int(values[4]), Long(values[5])));
+                        break;
+                }
+            }
+        }
+        catch (Exception e) when (e is FormatException or OverflowException or IndexOutOfRangeException or UriFormatException)
+        {
+            return null;
+        }
+
+        return versionSeen ? data : null;
+    }
+
+    private static void Append(StringBuilder text, string name, int files, long bytes)
+        => text.Append(' ').Append(name).Append('=').Append(files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(bytes.ToString(CultureInfo.InvariantCulture));
+
+    private static string Escape(string value) => Uri.EscapeDataString(value);
+
+    private static string Unescape(string value) => Uri.UnescapeDataString(value);
+
+    private static int Int(string value) => int.Parse(value, NumberStyles.None, CultureInfo.InvariantCulture);
+
+    private static long Long(string value) => long.Parse(value, NumberStyles.None, CultureInfo.InvariantCulture);
+}

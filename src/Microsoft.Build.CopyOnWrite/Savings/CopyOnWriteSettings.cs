@@ -1,0 +1,88 @@
+using System;
+using System.Collections.Generic;
+
+namespace Microsoft.Build.CopyOnWrite.Savings;
+
+/// <summary>What CopyOnWriteMode asks of the Copy task.</summary>
+internal enum CopyOnWriteMode
+{
+    /// <summary>Clone where the file system can, copy where it cannot (the default).</summary>
+    Auto,
+
+    /// <summary>As Auto, but a file that could have been cloned and was copied is error COW001.</summary>
+    Required,
+
+    /// <summary>MSBuild's own Copy task; Sdk.targets does not register ours at all.</summary>
+    Off,
+}
+
+/// <summary>
+/// The project's CopyOnWrite* properties as the Copy task sees them. They reach the task through the
+/// body of its UsingTask (see <see cref="CopyTaskFactory"/>), written by Sdk.targets as
+/// "Mode=$(CopyOnWriteMode);WarnWhenNotCloned=$(CopyOnWriteWarnWhenNotCloned)".
+/// </summary>
+internal sealed class CopyOnWriteSettings
+{
+    public static readonly CopyOnWriteSettings Default = new(CopyOnWriteMode.Auto, warnWhenNotCloned: false);
+
+    public CopyOnWriteSettings(CopyOnWriteMode mode, bool warnWhenNotCloned)
+    {
+        Mode = mode;
+        WarnWhenNotCloned = warnWhenNotCloned;
+    }
+
+    public CopyOnWriteMode Mode { get; }
+
+    /// <summary>CopyOnWriteWarnWhenNotCloned=true: the cross-volume diagnosis is warning COW002, not a message.</summary>
+    public bool WarnWhenNotCloned { get; }
+
+    /// <summary>Reads "Name=value;Name=value" (names and values case-insensitive, empty values mean the default).</summary>
+    /// <param name="problem">Set to a sentence naming the bad property and value when one is not understood.</param>
+    public static CopyOnWriteSettings Parse(string? text, out string? problem)
+    {
+        problem = null;
+        var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+        foreach (string pair in (text ?? string.Empty).Split(new[] { ';', '\n', '\r' }, StringSplitOptions.RemoveEmptyEntries))
+        {
+            int equals = pair.IndexOf('=');
+            if (equals > 0)
+            {
+                values[pair.Substring(0, equals).Trim()] = pair.Substring(equals + 1).Trim();
+            }
+        }
+
+        CopyOnWriteMode mode = CopyOnWriteMode.Auto;
+        if (values.TryGetValue("Mode", out string? modeText) && modeText.Length > 0)
+        {
+            if (!TryParseMode(modeText, out mode))
+            {
+                problem = $"CopyOnWriteMode has the value \"{modeText}\"; it must be Auto, Required or Off.";
+                mode = CopyOnWriteMode.Auto;
+            }
+        }
+
+        bool warn = false;
+        if (values.TryGetValue("WarnWhenNotCloned", out string? warnText) && warnText.Length > 0 && !bool.TryParse(warnText, out warn))
+        {
+            problem ??= $"CopyOnWriteWarnWhenNotCloned has the value \"{warnText}\"; it must be true or false.";
+            warn = false;
+        }
+
+        return mode == CopyOnWriteMode.Auto && !warn ? Default : new CopyOnWriteSettings(mode, warn);
+    }
+
+    public static bool TryParseMode(string text, out CopyOnWriteMode mode)
+    {
+        foreach (CopyOnWriteMode candidate in new[] { CopyOnWriteMode.Auto, CopyOnWriteMode.Required, CopyOnWriteMode.Off })
+        {
+            if (string.Equals(text.Trim(), candidate.ToString(), StringComparison.OrdinalIgnoreCase))
+            {
+                mode = candidate;
+                return true;
+            }
+        }
+
+        mode = CopyOnWriteMode.Auto;
+        return false;
+    }
+}

@@ -1,0 +1,277 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Text;
+using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.Framework;
+
+namespace Microsoft.Build.CopyOnWrite.Savings;
+
+/// <summary>
+/// The build-wide CopyOnWrite summary: adds up the data line every Copy invocation logs (<see cref="CopyData"/>)
+/// over all projects and nodes, and prints the totals when the build ends.
+/// </summary>
+/// <remarks>
+/// MSBuild loads loggers only from its command line and response files, so this one is turned on with
+/// <c>-logger:Microsoft.Build.CopyOnWrite.Savings.CopyOnWriteSummaryLogger,PATH/Microsoft.Build.CopyOnWrite.dll</c>,
+/// typically in a Directory.Build.rsp (the README shows how). As a central logger it receives the events of
+/// every node (-m), it works next to the console and terminal loggers, and it works on a binary log replay
+/// (<c>dotnet msbuild build.binlog -logger:...</c>). Parameters (after a semicolon):
+/// <c>SummaryFile=PATH</c> also writes the totals as JSON; <c>Verbosity=quiet|minimal|normal|detailed|diagnostic</c>.
+/// It prints at minimal verbosity and above (dotnet build's default is minimal); nothing at quiet.
+/// </remarks>
+public sealed class CopyOnWriteSummaryLogger : ILogger
+{
+    private readonly object _lock = new();
+    private readonly HashSet<string> _projects = new(StringComparer.Ordinal);
+    private readonly Dictionary<(string Reason, string Detail), (int Files, long Bytes)> _reasons = new();
+    private readonly List<CopyData.CrossVolumeEntry> _crossVolume = new();
+    private int _copyTasks;
+    private int _clonedFiles;
+    private long _clonedBytes;
+    private int _copiedFiles;
+    private long _copiedBytes;
+    private int _linkedFiles;
+    private int _upToDateFiles;
+    private long _upToDateBytes;
+    private string? _summaryFile;
+    private LoggerVerbosity? _verbosityParameter;
+    private TextWriter _output = Console.Out;
+
+    public LoggerVerbosity Verbosity { get; set; } = LoggerVerbosity.Normal;
+
+    public string? Parameters { get; set; }
+
+    /// <summary>For tests: where the summary is printed (the console otherwise).</summary>
+    internal TextWriter Output
+    {
+        get => _output;
+        set => _output = value;
+    }
+
+    public void Initialize(IEventSource eventSource)
+    {
+        foreach (string parameter in (Parameters ?? string.Empty).Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries))
+        {
+            int equals = parameter.IndexOf('=');
+            string name = (equals < 0 ? parameter : parameter.Substring(0, equals)).Trim();
+            string value = equals < 0 ? string.Empty : parameter.Substring(equals + 1).Trim();
+            if (name.Equals("SummaryFile", StringComparison.OrdinalIgnoreCase) && value.Length > 0)
+            {
+                _summaryFile = value;
+            }
+            else if ((name.Equals("Verbosity", StringComparison.OrdinalIgnoreCase) || name.Equals("v", StringComparison.OrdinalIgnoreCase)) && TryParseVerbosity(value, out LoggerVerbosity verbosity))
+            {
+                _verbosityParameter = verbosity;
+            }
+        }
+
+        eventSource.MessageRaised += OnMessage;
+        eventSource.BuildFinished += OnBuildFinished;
+    }
+
+    public void Shutdown()
+    {
+    }
+
+    private LoggerVerbosity EffectiveVerbosity => _verbosityParameter ?? Verbosity;
+
+    private void OnMessage(object sender, BuildMessageEventArgs e)
+    {
+        // Cheap test first: this sees every message of the build.
+        string? message = e.Message;
+        if (message is null || message.Length < CopyData.Prefix.Length || message[0] != 'C' || !message.StartsWith(CopyData.Prefix, StringComparison.Ordinal))
+        {
+            return;
+        }
+
+        CopyData? data = CopyData.TryParse(message);
+        if (data is null)
+        {
+            return;
+        }
+
+        lock (_lock)
+        {
+            _copyTasks++;
+            _projects.Add(e.ProjectFile ?? e.BuildEventContext?.ProjectInstanceId.ToString(CultureInfo.InvariantCulture) ?? string.Empty);
+            _clonedFiles += data.ClonedFiles;
+            _clonedBytes += data.ClonedBytes;
+            _copiedFiles += data.CopiedFiles;
+            _copiedBytes += data.CopiedBytes;
+            _linkedFiles += data.LinkedFiles;
+            _upToDateFiles += data.UpToDateFiles;
+            _upToDateBytes += data.UpToDateBytes;
+            foreach (CopyData.ReasonEntry reason in data.Reasons)
+            {
+                _reasons.TryGetValue((reason.Reason, reason.Detail), out (int Files, long Bytes) sofar);
+                _reasons[(reason.Reason, reason.Detail)] = (sofar.Files + reason.Files, sofar.Bytes + reason.Bytes);
+            }
+
+            _crossVolume.AddRange(data.CrossVolume);
+        }
+    }
+
+    private void OnBuildFinished(object sender, BuildFinishedEventArgs e)
+    {
+        List<string> lines;
+        lock (_lock)
+        {
+            lines = SummaryLines();
+            if (_summaryFile is not null)
+            {
+                WriteSummaryFile(_summaryFile);
+            }
+        }
+
+        if (EffectiveVerbosity == LoggerVerbosity.Quiet || (_copyTasks == 0 && EffectiveVerbosity < LoggerVerbosity.Normal))
+        {
+            return;
+        }
+
+        foreach (string line in lines)
+        {
+            _output.WriteLine(line);
+        }
+
+        _output.Flush();
+    }
+
+    /// <summary>The lines printed at the end of the build (caller holds the lock).</summary>
+    internal List<string> SummaryLines()
+    {
+        var lines = new List<string>();
+        if (_copyTasks == 0)
+        {
+            lines.Add("CopyOnWrite build summary: no Copy task of Microsoft.Build.CopyOnWrite ran in this build.");
+            return lines;
+        }
+
+        var parts = new List<string>();
+        if (_clonedFiles > 0 || _copiedFiles == 0)
+        {
+            parts.Add($"cloned {Files(_clonedFiles)} ({FileSizeText.Format(_clonedBytes)})");
+        }
+
+        if (_copiedFiles > 0)
+        {
+            string reasons = string.Join("; ", _reasons
+                .OrderByDescending(entry => entry.Value.Files)
+                .Select(entry => _reasons.Count == 1 ? Describe(entry.Key) : $"{Describe(entry.Key)} ({Files(entry.Value.Files)})"));
+            parts.Add($"copied {Files(_copiedFiles)} ({FileSizeText.Format(_copiedBytes)})" + (reasons.Length > 0 ? " because " + reasons : string.Empty));
+        }
+
+        if (_linkedFiles > 0)
+        {
+            parts.Add($"linked {Files(_linkedFiles)}");
+        }
+
+        if (_upToDateFiles > 0)
+        {
+            parts.Add($"{Files(_upToDateFiles)} already up to date");
+        }
+
+        lines.Add($"CopyOnWrite build summary: {string.Join(", ", parts)}; {_copyTasks} Copy {(_copyTasks == 1 ? "task" : "tasks")} in {_projects.Count} {(_projects.Count == 1 ? "project" : "projects")}."
+            + (_clonedBytes > 0 ? $" Cloning saved writing {FileSizeText.Format(_clonedBytes)}." : string.Empty));
+
+        foreach (CrossVolumeGroup group in CrossVolumeGroups())
+        {
+            lines.Add(SavingsReport.DescribeCrossVolume(group.Files, group.Bytes, group.SourceRoot, group.DestinationRoot));
+        }
+
+        return lines;
+    }
+
+    private IEnumerable<CrossVolumeGroup> CrossVolumeGroups()
+        => _crossVolume
+            .GroupBy(entry => (entry.SourceVolume, entry.DestinationVolume))
+            .Select(group => new CrossVolumeGroup(
+                group.Select(entry => entry.SourceRoot).Aggregate(NotClonedFiles.CommonFolder),
+                group.Select(entry => entry.DestinationRoot).Aggregate(NotClonedFiles.CommonFolder),
+                group.Sum(entry => entry.Files),
+                group.Sum(entry => entry.Bytes)))
+            .OrderByDescending(group => group.Bytes);
+
+    private static string Describe((string Reason, string Detail) key)
+        => Enum.TryParse(key.Reason, out FallbackReason reason)
+            ? CopySummary.DescribeFallback(reason, key.Detail.Length == 0 ? null : key.Detail)
+            : key.Reason;
+
+    private void WriteSummaryFile(string path)
+    {
+        var json = new StringBuilder();
+        json.Append('{');
+        json.Append("\"copyTasks\":").Append(_copyTasks).Append(',');
+        json.Append("\"projects\":").Append(_projects.Count).Append(',');
+        json.Append("\"cloned\":{\"files\":").Append(_clonedFiles).Append(",\"bytes\":").Append(_clonedBytes).Append("},");
+        json.Append("\"copied\":{\"files\":").Append(_copiedFiles).Append(",\"bytes\":").Append(_copiedBytes).Append("},");
+        json.Append("\"linked\":{\"files\":").Append(_linkedFiles).Append("},");
+        json.Append("\"upToDate\":{\"files\":").Append(_upToDateFiles).Append(",\"bytes\":").Append(_upToDateBytes).Append("},");
+        json.Append("\"copiedBecause\":[");
+        json.Append(string.Join(",", _reasons.Select(entry =>
+            $"{{\"reason\":{Json(entry.Key.Reason)},\"detail\":{Json(entry.Key.Detail)},\"text\":{Json(Describe(entry.Key))},\"files\":{entry.Value.Files},\"bytes\":{entry.Value.Bytes}}}")));
+        json.Append("],\"crossVolume\":[");
+        json.Append(string.Join(",", CrossVolumeGroups().Select(group =>
+            $"{{\"sourceRoot\":{Json(group.SourceRoot)},\"destinationRoot\":{Json(group.DestinationRoot)},\"files\":{group.Files},\"bytes\":{group.Bytes}}}")));
+        json.Append("]}");
+        try
+        {
+            string? folder = Path.GetDirectoryName(Path.GetFullPath(path));
+            if (!string.IsNullOrEmpty(folder))
+            {
+                Directory.CreateDirectory(folder);
+            }
+
+            File.WriteAllText(path, json.ToString());
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            _output.WriteLine($"CopyOnWrite build summary: could not write {path}: {e.Message}");
+        }
+    }
+
+    private static string Json(string value)
+    {
+        var text = new StringBuilder("\"");
+        foreach (char c in value)
+        {
+            switch (c)
+            {
+                case '"': text.Append("\\\""); break;
+                case '\\': text.Append("\\\\"); break;
+                default:
+                    if (c < ' ')
+                    {
+                        text.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
+                    }
+                    else
+                    {
+                        text.Append(c);
+                    }
+
+                    break;
+            }
+        }
+
+        return text.Append('"').ToString();
+    }
+
+    private static string Files(int count) => count == 1 ? "1 file" : $"{count} files";
+
+    private static bool TryParseVerbosity(string text, out LoggerVerbosity verbosity)
+    {
+        switch (text.ToLowerInvariant())
+        {
+            case "q": case "quiet": verbosity = LoggerVerbosity.Quiet; return true;
+            case "m": case "minimal": verbosity = LoggerVerbosity.Minimal; return true;
+            case "n": case "normal": verbosity = LoggerVerbosity.Normal; return true;
+            case "d": case "detailed": verbosity = LoggerVerbosity.Detailed; return true;
+            case "diag": case "diagnostic": verbosity = LoggerVerbosity.Diagnostic; return true;
+            default: verbosity = LoggerVerbosity.Normal; return false;
+        }
+    }
+
+    private sealed record CrossVolumeGroup(string SourceRoot, string DestinationRoot, int Files, long Bytes);
+}

@@ -1,0 +1,58 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Reflection;
+using Microsoft.Build.Framework;
+
+namespace Microsoft.Build.CopyOnWrite.Savings;
+
+/// <summary>
+/// Makes our <see cref="Copy"/> task with the project's CopyOnWrite settings.
+/// </summary>
+/// <remarks>
+/// Why a task factory. A task cannot read project properties, and the common targets' &lt;Copy&gt; call sites
+/// cannot be taught a new parameter. The alternatives fall short: IBuildEngine6.GetGlobalProperties sees only
+/// global properties (-p:), not a property set in a project or Directory.Build.props; item metadata would
+/// reach only the item types we list, and would flow into every destination item; a settings target run
+/// before the copies would need InitialTargets in every project and a per-project side channel.
+/// The body of a UsingTask, in contrast, is expanded with the project's properties (the Task element's
+/// Evaluate attribute defaults to true) after the whole project has been evaluated, exactly like the
+/// UsingTask's Condition that DisableCopyOnWrite already relies on. So Sdk.targets writes
+/// &lt;Task&gt;Mode=$(CopyOnWriteMode);WarnWhenNotCloned=$(CopyOnWriteWarnWhenNotCloned)&lt;/Task&gt; and every
+/// &lt;Copy&gt; in that project, whoever wrote it, gets the project's value, wherever it was set.
+/// Sdk.targets registers the task through this factory only when a setting differs from its default, so
+/// the default build keeps MSBuild's ordinary assembly task factory.
+/// MSBuild sets the parameters by reflection on <see cref="TaskType"/> (the task does not implement
+/// IGeneratedTask), the same way it does for tasks it loads from an assembly directly.
+/// </remarks>
+public sealed class CopyTaskFactory : ITaskFactory
+{
+    private CopyOnWriteSettings _settings = CopyOnWriteSettings.Default;
+    private string? _problem;
+
+    public string FactoryName => nameof(CopyTaskFactory);
+
+    public Type TaskType => typeof(Copy);
+
+    public bool Initialize(string taskName, IDictionary<string, TaskPropertyInfo> parameterGroup, string taskBody, IBuildEngine taskFactoryLoggingHost)
+    {
+        _settings = CopyOnWriteSettings.Parse(taskBody, out _problem);
+        return true; // a bad value is reported by the task, with its code, where the Copy runs
+    }
+
+    public TaskPropertyInfo[] GetTaskParameters()
+        => typeof(Copy).GetProperties(BindingFlags.Public | BindingFlags.Instance)
+            .Where(property => property.GetIndexParameters().Length == 0)
+            .Select(property => new TaskPropertyInfo(
+                property.Name,
+                property.PropertyType,
+                output: property.IsDefined(typeof(OutputAttribute), inherit: true),
+                required: property.IsDefined(typeof(RequiredAttribute), inherit: true)))
+            .ToArray();
+
+    public ITask CreateTask(IBuildEngine taskFactoryLoggingHost) => new Copy { Settings = _settings, SettingsProblem = _problem };
+
+    public void CleanupTask(ITask task)
+    {
+    }
+}
