@@ -61,7 +61,10 @@ public static class SdkPackage
     private static (string, string) Pack()
     {
         string folder = Path.Combine(TestScratch.RootFolder, "packages");
-        ProcessResult pack = ProcessRunner.Run("dotnet", ["pack", RepositoryLayout.TaskProject, "-c", "Release", "-o", folder, "-nologo"], RepositoryLayout.Root, BuildEnvironment, TimeSpan.FromMinutes(10));
+        // Packed with the developer's own package cache: the working tree's restore state stays as it was.
+        IDictionary<string, string?> environment = BuildEnvironment;
+        environment.Remove("NUGET_PACKAGES");
+        ProcessResult pack = ProcessRunner.Run("dotnet", ["pack", RepositoryLayout.TaskProject, "-c", "Release", "-o", folder, "-nologo"], RepositoryLayout.Root, environment, TimeSpan.FromMinutes(10));
         Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
         string package = Directory.GetFiles(folder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single();
         string version = Regex.Match(Path.GetFileName(package), @"^Microsoft\.Build\.CopyOnWrite\.(.+)\.nupkg$").Groups[1].Value;
