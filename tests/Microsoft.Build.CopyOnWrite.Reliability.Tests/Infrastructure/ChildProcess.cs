@@ -1,0 +1,143 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using System.Text;
+using System.Threading;
+
+namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
+
+/// <summary>
+/// A child process the test can watch while it runs (output so far), signal (SIGINT, SIGKILL) and time out.
+/// Disposing kills whatever is left of its process tree, so no test leaves a process behind.
+/// </summary>
+public sealed partial class ChildProcess : IDisposable
+{
+    public const int SIGINT = 2;
+    public const int SIGKILL = 9;
+
+    private readonly Process _process;
+    private readonly StringBuilder _output = new();
+
+    private ChildProcess(Process process) => _process = process;
+
+    public int Id => _process.Id;
+
+    public bool HasExited => _process.HasExited;
+
+    public int ExitCode => _process.ExitCode;
+
+    public string Output
+    {
+        get
+        {
+            lock (_output)
+            {
+                return _output.ToString();
+            }
+        }
+    }
+
+    public static ChildProcess Start(string fileName, IEnumerable<string> arguments, string workingDirectory, IDictionary<string, string?>? environment = null)
+    {
+        var start = new ProcessStartInfo(fileName)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            RedirectStandardInput = true,
+            UseShellExecute = false,
+            WorkingDirectory = workingDirectory,
+        };
+        foreach (string argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        foreach (KeyValuePair<string, string?> variable in environment ?? new Dictionary<string, string?>())
+        {
+            start.Environment[variable.Key] = variable.Value;
+        }
+
+        var child = new ChildProcess(new Process { StartInfo = start });
+        child._process.OutputDataReceived += (_, e) => child.Append(e.Data);
+        child._process.ErrorDataReceived += (_, e) => child.Append(e.Data);
+        child._process.Start();
+        child._process.StandardInput.Close();
+        child._process.BeginOutputReadLine();
+        child._process.BeginErrorReadLine();
+        return child;
+    }
+
+    /// <summary>Waits for the exit and for the last output line.</summary>
+    public bool WaitForExit(TimeSpan timeout)
+    {
+        if (!_process.WaitForExit((int)timeout.TotalMilliseconds))
+        {
+            return false;
+        }
+
+        _process.WaitForExit();
+        return true;
+    }
+
+    /// <summary>Sends a signal to the process itself (as a terminal's Ctrl-C or `kill -9` would).</summary>
+    public void Signal(int signal)
+    {
+        if (kill(_process.Id, signal) != 0)
+        {
+            throw new InvalidOperationException($"kill({_process.Id}, {signal}) failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    /// <summary>SIGKILL to the process and every descendant.</summary>
+    public void KillTree() => _process.Kill(entireProcessTree: true);
+
+    public void Dispose()
+    {
+        try
+        {
+            if (!_process.HasExited)
+            {
+                _process.Kill(entireProcessTree: true);
+                _process.WaitForExit(10_000);
+            }
+        }
+        catch (InvalidOperationException)
+        {
+            // Already gone.
+        }
+
+        _process.Dispose();
+    }
+
+    /// <summary>Polls <paramref name="condition"/> every millisecond or so until it holds or the time is up.</summary>
+    public static bool WaitUntil(Func<bool> condition, TimeSpan timeout)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!condition())
+        {
+            if (clock.Elapsed > timeout)
+            {
+                return false;
+            }
+
+            Thread.Sleep(1);
+        }
+
+        return true;
+    }
+
+    private void Append(string? line)
+    {
+        if (line is not null)
+        {
+            lock (_output)
+            {
+                _output.AppendLine(line);
+            }
+        }
+    }
+
+    [LibraryImport("libc", SetLastError = true)]
+    private static partial int kill(int pid, int signal);
+}

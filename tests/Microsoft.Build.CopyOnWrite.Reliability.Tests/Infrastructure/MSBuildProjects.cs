@@ -1,0 +1,173 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Text.RegularExpressions;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+
+namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
+
+/// <summary>An error or warning as `dotnet msbuild` printed it, with the project line of the task that logged it.</summary>
+public sealed record Diagnostic(string Kind, string Code, string Message, int Line)
+{
+    public override string ToString() => $"({Line}) {Kind} {Code}: {Message}";
+}
+
+/// <summary>What a `dotnet msbuild` run did.</summary>
+public sealed partial class BuildRun
+{
+    public BuildRun(int exitCode, string output, TimeSpan elapsed)
+    {
+        ExitCode = exitCode;
+        Output = output;
+        Elapsed = elapsed;
+        Diagnostics = output.Split('\n')
+            .Select(line => DiagnosticLine().Match(line.TrimEnd('\r')))
+            .Where(match => match.Success)
+            .Select(match => new Diagnostic(
+                match.Groups["kind"].Value,
+                match.Groups["code"].Value,
+                match.Groups["message"].Value.Trim(),
+                match.Groups["line"].Success ? int.Parse(match.Groups["line"].Value) : 0))
+            .ToList();
+    }
+
+    public int ExitCode { get; }
+
+    public string Output { get; }
+
+    public TimeSpan Elapsed { get; }
+
+    public IReadOnlyList<Diagnostic> Diagnostics { get; }
+
+    public IEnumerable<string> ErrorCodes => Diagnostics.Where(d => d.Kind == "error").Select(d => d.Code);
+
+    public IEnumerable<string> WarningCodes => Diagnostics.Where(d => d.Kind == "warning").Select(d => d.Code);
+
+    /// <summary>Our task says what it did in a "CopyOnWrite:" line; the stock task never prints one.</summary>
+    public bool RanOurTask => Output.Contains("CopyOnWrite: ", StringComparison.Ordinal);
+
+    public override string ToString() => $"exit code {ExitCode} after {Elapsed.TotalSeconds:0.0} s; output:\n{Output}";
+
+    // "/x/p.proj(12,5): error MSB3021: Unable to copy ... [/x/p.proj]" (the project suffix is optional).
+    [GeneratedRegex(@"^\s*(?:.*?\((?<line>\d+),\d+\)|MSBUILD)\s*:\s*(?<kind>error|warning)\s*(?<code>[A-Z]+\d+)?\s*:\s?(?<message>.*?)(?:\s\[[^\[\]]*\])?$")]
+    private static partial Regex DiagnosticLine();
+}
+
+/// <summary>
+/// Real project files run by real `dotnet msbuild` processes, with our Copy registered the way our SDK
+/// registers it (a project UsingTask named "Copy" beats the built-in one), or without it: the stock task.
+/// Every run has a time limit, so a hanging task fails the test instead of hanging it.
+/// </summary>
+public static class MSBuildProjects
+{
+    public const string StockProperty = "UseStockCopy";
+
+    private static readonly Lazy<string> TaskAssembly = new(() =>
+    {
+        // A copy anyone can read (tests also run builds as `nobody`), away from the test host's own folder.
+        string folder = TestScratch.NewFolder("task");
+        string target = Path.Combine(folder, "Microsoft.Build.CopyOnWrite.dll");
+        File.Copy(Path.Combine(AppContext.BaseDirectory, "Microsoft.Build.CopyOnWrite.dll"), target);
+        MakeReadableByAnyone(folder);
+        return target;
+    });
+
+    private static readonly Lazy<string> NobodyHome = new(() =>
+    {
+        string home = TestScratch.NewFolder("nobody-home");
+        File.SetUnixFileMode(home, (UnixFileMode)0x1FF);
+        MakeReadableByAnyone(home);
+        return home;
+    });
+
+    /// <summary>Our net8.0 task assembly, built from this working tree.</summary>
+    public static string TaskAssemblyPath => TaskAssembly.Value;
+
+    /// <summary>Writes a project whose &lt;Copy&gt; elements run our task unless $(UseStockCopy) is true.</summary>
+    public static string Write(string folder, string name, string body)
+    {
+        string path = Path.Combine(folder, name);
+        File.WriteAllText(path, Compose(body));
+        return path;
+    }
+
+    /// <summary>The project text; line numbers in diagnostics count from its first line.</summary>
+    public static string Compose(string body) => $"""
+        <Project>
+          <UsingTask TaskName="Copy" AssemblyFile="{TaskAssemblyPath}" Condition="'$({StockProperty})' != 'true'" />
+        {body}
+        </Project>
+        """;
+
+    /// <summary>The 1-based line of the first line containing <paramref name="marker"/> in <paramref name="projectText"/>.</summary>
+    public static int LineOf(string projectText, string marker)
+    {
+        string[] lines = projectText.Split('\n');
+        int index = Array.FindIndex(lines, line => line.Contains(marker, StringComparison.Ordinal));
+        if (index < 0)
+        {
+            throw new ArgumentException($"{marker} is not in the project");
+        }
+
+        return index + 1;
+    }
+
+    /// <summary>Runs the project to the end, or kills it and reports a timeout (exit code -1).</summary>
+    public static BuildRun Run(string project, bool stock, TimeSpan timeout, params string[] extraArguments)
+    {
+        var clock = Stopwatch.StartNew();
+        using ChildProcess child = Start(project, stock, extraArguments);
+        if (!child.WaitForExit(timeout))
+        {
+            child.KillTree();
+            child.WaitForExit(TimeSpan.FromSeconds(10));
+            return new BuildRun(-1, $"TIMED OUT after {timeout.TotalSeconds} s (killed). Output so far:\n{child.Output}", clock.Elapsed);
+        }
+
+        return new BuildRun(child.ExitCode, child.Output, clock.Elapsed);
+    }
+
+    /// <summary>Starts `dotnet msbuild` on the project; <paramref name="asNobody"/> drops root (setpriv) so permissions apply.</summary>
+    public static ChildProcess Start(string project, bool stock, IEnumerable<string> extraArguments, bool asNobody = false)
+    {
+        var arguments = new List<string>
+        {
+            "msbuild", project, "-nologo", "-v:n", "-nr:false", "-clp:NoSummary", $"-p:{StockProperty}={(stock ? "true" : "false")}",
+        };
+        arguments.AddRange(extraArguments);
+        IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
+        environment["DOTNET_NOLOGO"] = "1";
+        environment["DOTNET_SKIP_FIRST_TIME_EXPERIENCE"] = "1";
+        environment["DOTNET_CLI_WORKLOAD_UPDATE_NOTIFY_DISABLE"] = "1";
+        string folder = Path.GetDirectoryName(project)!;
+        if (!asNobody)
+        {
+            return ChildProcess.Start("dotnet", arguments, folder, environment);
+        }
+
+        environment["HOME"] = NobodyHome.Value;
+        environment["DOTNET_CLI_HOME"] = NobodyHome.Value;
+        return ChildProcess.Start("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "dotnet", .. arguments], folder, environment);
+    }
+
+    /// <summary>Opens <paramref name="folder"/> and every folder above it for reading and traversal by other users.</summary>
+    public static void MakeReadableByAnyone(string folder)
+    {
+        for (DirectoryInfo? current = new(folder); current is not null && current.FullName != "/"; current = current.Parent)
+        {
+            UnixFileMode mode = File.GetUnixFileMode(current.FullName);
+            const UnixFileMode Open = UnixFileMode.OtherRead | UnixFileMode.OtherExecute | UnixFileMode.GroupRead | UnixFileMode.GroupExecute;
+            if ((mode & Open) != Open)
+            {
+                File.SetUnixFileMode(current.FullName, mode | Open);
+            }
+        }
+
+        foreach (string file in Directory.EnumerateFiles(folder))
+        {
+            File.SetUnixFileMode(file, File.GetUnixFileMode(file) | UnixFileMode.OtherRead | UnixFileMode.GroupRead);
+        }
+    }
+}
