@@ -303,7 +303,9 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             return Succeeded(pair);
         }
 
-        if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison))
+        // Also when the destination is the source's own entry by another way (symlinked folder, bind mount):
+        // replacing it would replace the source (new inode, owner-writable mode, a full copy on ext4).
+        if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison) || UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath))
         {
             return Succeeded(pair); // copying a file onto itself: nothing to do, and nothing may be lost
         }
