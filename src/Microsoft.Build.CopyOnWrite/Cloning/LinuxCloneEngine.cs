@@ -32,7 +32,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         try
         {
             CloneResult result;
-            using (SafeFileHandle source = File.OpenHandle(sourcePath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete))
+            // Never File.OpenHandle here: it blocks forever on a FIFO with no writer. Regular files (and /dev/null) only.
+            using (SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath))
             using (SafeFileHandle destination = File.OpenHandle(temporaryPath, FileMode.CreateNew, FileAccess.Write, FileShare.None))
             {
                 int sourceFd = (int)source.DangerousGetHandle();
