@@ -23,6 +23,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
     private const string SourceFoldersName = "SourceFolders";
 
     private readonly CancellationTokenSource _cancellation = new();
+    private readonly object _directoryLock = new();
     private readonly ICloneEngine _engine;
     private readonly Func<string, string?> _environment;
     private CopySummary _summary = new();
@@ -108,7 +109,8 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             OverwriteReadOnlyFiles: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
             UseSymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
             AlwaysRetry: _environment("MSBUILDALWAYSRETRY") is not null,
-            RetryAccessDenied: MSBuildHost.RetriesAccessDeniedByDefault(_environment));
+            RetryAccessDenied: MSBuildHost.RetriesAccessDeniedByDefault(_environment),
+            CopyWithoutDelete: _environment("MSBUILDCOPYWITHOUTDELETE") == "1");
 
         if (!TryPlanPairs(out List<CopyPair> pairs))
         {
@@ -145,7 +147,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             return LogErrorAndFail(CopyMessages.BothDestinationsCode, CopyMessages.BothDestinations, DestinationFilesName, DestinationFolderName);
         }
 
-        if (SourceFolders is { Length: > 0 } && DestinationFiles is not null)
+        if (SourceFolders is not null && DestinationFiles is not null)
         {
             return LogErrorAndFail(CopyMessages.IncompatibleParametersCode, CopyMessages.IncompatibleParameters, SourceFoldersName, DestinationFilesName);
         }
@@ -182,7 +184,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         string folder = DestinationFolder!.ItemSpec;
         foreach (ITaskItem source in sources)
         {
-            if (!TryAddFolderPair(source, folder, Path.GetFileName(source.ItemSpec), pairs, destinations))
+            if (!TryAddFolderPair(source, source, folder, Path.GetFileName(source.ItemSpec), pairs, destinations))
             {
                 return false;
             }
@@ -190,14 +192,31 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
 
         foreach (ITaskItem sourceFolder in SourceFolders ?? Array.Empty<ITaskItem>())
         {
-            string folderPath = sourceFolder.ItemSpec.TrimEnd(Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar);
-            string folderName = Path.GetFileName(folderPath);
-            foreach (string file in Directory.EnumerateFiles(folderPath, "*", SearchOption.AllDirectories))
+            // As the stock task: the folder's own name (of its full path, so "lib/." is "lib" and "lib/" is ""),
+            // subfolders before the files of a folder, nothing at all for a folder that does not exist, and the
+            // folder item's metadata (OriginalItemSpec included) on every generated destination.
+            string folderSpec = sourceFolder.ItemSpec;
+            string folderPath;
+            try
             {
-                string relative = file.Substring(folderPath.Length + 1);
+                folderPath = ResolvePath(sourceFolder);
+            }
+            catch (Exception e) when (IsBadPath(e))
+            {
+                return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, folderSpec, folder, e.Message);
+            }
+
+            if (!Directory.Exists(folderPath))
+            {
+                continue;
+            }
+
+            string folderName = Path.GetFileName(folderPath);
+            foreach (string file in FilesDepthFirst(folderPath))
+            {
+                string relative = file.Substring(folderPath.Length).TrimStart(Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar);
                 var source = new TaskItem(MSBuildEscaping.Escape(file));
-                sourceFolder.CopyMetadataTo(source);
-                if (!TryAddFolderPair(source, folder, Path.Combine(folderName, relative), pairs, destinations))
+                if (!TryAddFolderPair(source, sourceFolder, folder, Path.Combine(folderName, relative), pairs, destinations))
                 {
                     return false;
                 }
@@ -208,7 +227,27 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         return true;
     }
 
-    private bool TryAddFolderPair(ITaskItem source, string folder, string relativeDestination, List<CopyPair> pairs, List<ITaskItem> destinations)
+    /// <summary>
+    /// Every file under <paramref name="folder"/> in the stock task's order: a folder's subfolders first (recursively,
+    /// the last one listed first), then its own files in the order the file system lists them.
+    /// </summary>
+    private static IEnumerable<string> FilesDepthFirst(string folder)
+    {
+        foreach (string subfolder in Directory.EnumerateDirectories(folder).Reverse())
+        {
+            foreach (string file in FilesDepthFirst(subfolder))
+            {
+                yield return file;
+            }
+        }
+
+        foreach (string file in Directory.EnumerateFiles(folder))
+        {
+            yield return file;
+        }
+    }
+
+    private bool TryAddFolderPair(ITaskItem source, ITaskItem metadataSource, string folder, string relativeDestination, List<CopyPair> pairs, List<ITaskItem> destinations)
     {
         TaskItem destination;
         try
@@ -220,27 +259,28 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, source.ItemSpec, folder, e.Message);
         }
 
-        source.CopyMetadataTo(destination);
+        metadataSource.CopyMetadataTo(destination);
         destinations.Add(destination);
         pairs.Add(new CopyPair(source, destination));
         return true;
     }
 
     /// <summary>
-    /// Copies to different destinations run in parallel; copies to one destination run in input order on
-    /// one thread, so "last source wins" and "a repeated pair is copied once" hold as in the stock task.
+    /// Copies to different destinations run in parallel; copies to one destination (the same spec, as the stock
+    /// task partitions) run in input order on one thread, so "last source wins" and "a repeated pair is handled
+    /// once" hold as in the stock task.
     /// </summary>
     private bool RunPairs(List<CopyPair> pairs, CopyOptions options)
     {
         List<List<CopyPair>> byDestination = pairs
-            .GroupBy(pair => pair.DestinationKey, MSBuildHost.PathComparer)
+            .GroupBy(pair => pair.Destination.ItemSpec, MSBuildHost.PathComparer)
             .Select(group => group.ToList())
             .ToList();
 
         int failures = 0;
         void RunGroup(List<CopyPair> group)
         {
-            string? lastCopiedSource = null;
+            string? previousSource = null;
             foreach (CopyPair pair in group)
             {
                 if (_cancellation.IsCancellationRequested)
@@ -249,14 +289,16 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
                     return;
                 }
 
-                if (lastCopiedSource is not null && string.Equals(lastCopiedSource, pair.SourceKey, MSBuildHost.PathComparison))
+                // The same pair as the one before it for this destination: not attempted again, and reported as
+                // copied even when that attempt failed (what the stock task does).
+                if (previousSource is not null && string.Equals(previousSource, pair.Source.ItemSpec, MSBuildHost.PathComparison))
                 {
-                    pair.Succeeded = true; // the same pair again: copied once, reported every time
+                    pair.Succeeded = Succeeded(pair);
                     continue;
                 }
 
+                previousSource = pair.Source.ItemSpec;
                 pair.Succeeded = CopyOne(pair, options);
-                lastCopiedSource = pair.Succeeded ? pair.SourceKey : null;
                 if (!pair.Succeeded)
                 {
                     Interlocked.Increment(ref failures);
@@ -271,7 +313,11 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         }
         else
         {
-            System.Threading.Tasks.Parallel.ForEach(byDestination, new System.Threading.Tasks.ParallelOptions { MaxDegreeOfParallelism = parallelism }, RunGroup);
+            // Handed out one at a time in input order, so work starts in the order the stock task starts it.
+            System.Threading.Tasks.Parallel.ForEach(
+                System.Collections.Concurrent.Partitioner.Create(byDestination, System.Collections.Concurrent.EnumerablePartitionerOptions.NoBuffering),
+                new System.Threading.Tasks.ParallelOptions { MaxDegreeOfParallelism = parallelism },
+                RunGroup);
         }
 
         return failures == 0;
@@ -288,12 +334,12 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         string destinationPath;
         try
         {
-            sourcePath = Path.GetFullPath(sourceSpec);
-            destinationPath = Path.GetFullPath(destinationSpec);
+            sourcePath = pair.SourcePath ?? ResolvePath(pair.Source);
+            destinationPath = pair.DestinationPath ?? ResolvePath(pair.Destination);
         }
-        catch (Exception e) when (e is ArgumentException or NotSupportedException or PathTooLongException)
+        catch (Exception e) when (IsBadPath(e))
         {
-            return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
+            return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, BadPathMessage(e));
         }
 
         if (SkipUnchangedFiles && IsUnchanged(sourcePath, destinationPath, out long length))
@@ -312,11 +358,12 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
 
         if (FailIfNotIncremental)
         {
-            Log.LogError(CopyMessages.CopyingFile, sourcePath, destinationPath);
+            // The stock task names the paths as written here, not their full forms.
+            Log.LogError(CopyMessages.CopyingFile, sourceSpec, destinationSpec);
             return false;
         }
 
-        return CopyWithRetries(pair, sourceSpec, destinationSpec, sourcePath, destinationPath, options) && Succeeded(pair);
+        return CopyWithRetries(sourceSpec, destinationSpec, sourcePath, destinationPath, options) && Succeeded(pair);
     }
 
     private bool Succeeded(CopyPair pair)
@@ -339,7 +386,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             && source.LastWriteTimeUtc == destination.LastWriteTimeUtc;
     }
 
-    private bool CopyWithRetries(CopyPair pair, string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, CopyOptions options)
+    private bool CopyWithRetries(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, CopyOptions options)
     {
         for (int retry = 0; ; retry++)
         {
@@ -386,11 +433,16 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             return false;
         }
 
+        if (options.AlwaysRetry)
+        {
+            // Every failed attempt says what it got (the stock task logs the whole exception), and access denied why it is retried.
+            LogWarning(CopyMessages.AlwaysRetryGotErrorCode, CopyMessages.AlwaysRetryGotError, e.ToString(), sourceSpec, destinationSpec, e.HResult);
+        }
+
         if (e is UnauthorizedAccessException)
         {
             if (options.AlwaysRetry)
             {
-                LogWarning(CopyMessages.AlwaysRetryGotErrorCode, CopyMessages.AlwaysRetryGotError, e.GetType().FullName!, sourceSpec, destinationSpec, e.HResult);
                 LogWarning(CopyMessages.AlwaysRetryAccessDeniedCode, CopyMessages.AlwaysRetryAccessDenied);
                 return true;
             }
@@ -421,20 +473,33 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         }
 
         string? destinationFolder = Path.GetDirectoryName(destinationPath);
-        if (!string.IsNullOrEmpty(destinationFolder) && !Directory.Exists(destinationFolder))
+        if (!string.IsNullOrEmpty(destinationFolder))
         {
-            Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingDirectory, Path.GetDirectoryName(destinationSpec));
-            Directory.CreateDirectory(destinationFolder);
+            lock (_directoryLock)
+            {
+                // One message per folder even when parallel copies into it race to create it.
+                if (!Directory.Exists(destinationFolder))
+                {
+                    Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingDirectory, Path.GetDirectoryName(destinationSpec));
+                    Directory.CreateDirectory(destinationFolder);
+                }
+            }
         }
 
-        bool destinationExists = File.Exists(destinationPath);
+        var existing = new FileInfo(destinationPath);
+        bool destinationIsLink = FileLinks.IsSymbolicLink(existing);
+        bool destinationExists = existing.Exists || destinationIsLink;
         if (destinationExists && options.OverwriteReadOnlyFiles && IsReadOnly(destinationPath))
         {
             Log.LogMessage(MessageImportance.Low, CopyMessages.RemovingReadOnly, destinationSpec);
             File.SetAttributes(destinationPath, File.GetAttributes(destinationPath) & ~FileAttributes.ReadOnly);
         }
 
-        LinkOutcome link = TryLink(sourcePath, destinationPath, options);
+        // The stock task never deletes a read-only destination, so its link call then meets an existing file and
+        // fails (EEXIST); any other destination is replaced by the link, even with MSBUILDCOPYWITHOUTDELETE=1.
+        bool stockKeepsDestination = destinationExists && IsReadOnly(destinationPath);
+
+        LinkOutcome link = TryLink(sourcePath, destinationPath, stockKeepsDestination, options);
         if (link == LinkOutcome.Linked)
         {
             _summary.AddLinked();
@@ -447,16 +512,30 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             return false;
         }
 
-        // The stock task copies over a read-only destination only when the OS lets it write the file in
-        // place; a rename would always succeed, so ask the same question to fail the same way.
-        if (destinationExists && !FileLinks.IsWritable(destinationPath))
+        Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
+
+        // Where the stock task's File.Copy would open an existing destination file and fail (immutable, or not
+        // writable by this user), fail the same way with the same exception; a rename would not notice.
+        if (existing.Exists && !destinationIsLink)
         {
-            throw new UnauthorizedAccessException($"Access to the path '{destinationPath}' is denied.");
+            FileLinks.ThrowIfNotWritable(destinationPath, create: false);
+        }
+        else if (Path.GetFileName(destinationPath).Length == 0)
+        {
+            FileLinks.ThrowIfNotWritable(destinationPath, create: true); // "folder/": opening a folder for writing is refused
         }
 
-        Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
-        CloneResult result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token);
-        _summary.AddCloneResult(result, sourcePath, destinationPath);
+        CloneResult result;
+        try
+        {
+            result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            throw FileLinks.WithDestinationPath(e, destinationPath);
+        }
+
+        _summary.AddCloneResult(result);
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
         if (result.Method == CloneMethod.Cloned)
         {
@@ -470,14 +549,17 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         return true;
     }
 
-    private LinkOutcome TryLink(string sourcePath, string destinationPath, CopyOptions options)
+    private LinkOutcome TryLink(string sourcePath, string destinationPath, bool destinationInTheWay, CopyOptions options)
     {
         if (UseHardlinksIfPossible)
         {
             Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingHardLink, sourcePath, destinationPath);
-            string? failure = TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateHardLink(sourcePath, temporary));
+            string? failure = destinationInTheWay
+                ? FileLinks.LinkCallFailed("link", FileLinks.FileExistsErrno)
+                : TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateHardLink(sourcePath, temporary));
             if (failure is null)
             {
+                MakeWritableLikeStock(destinationPath);
                 return LinkOutcome.Linked;
             }
 
@@ -494,9 +576,12 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         if (options.UseSymbolicLinks)
         {
             Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingSymbolicLink, sourcePath, destinationPath);
-            string? failure = TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateSymbolicLink(temporary, sourcePath));
+            string? failure = destinationInTheWay
+                ? FileLinks.LinkCallFailed("symlink", FileLinks.FileExistsErrno)
+                : TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateSymbolicLink(temporary, sourcePath));
             if (failure is null)
             {
+                MakeWritableLikeStock(destinationPath);
                 return LinkOutcome.Linked;
             }
 
@@ -507,14 +592,27 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
 
         LinkOutcome LinkFailed(string failure)
         {
+            // The stock task says it will copy instead, and then, with ErrorIfLinkFails, fails without copying.
+            Log.LogMessage(MessageImportance.Normal, CopyMessages.LinkFailedCopyingInstead, sourcePath, destinationPath, failure);
             if (ErrorIfLinkFails)
             {
                 LogError(CopyMessages.LinkFailedCode, CopyMessages.LinkFailed, sourcePath, destinationPath);
                 return LinkOutcome.FailedWithError;
             }
 
-            Log.LogMessage(MessageImportance.Normal, CopyMessages.LinkFailedCopyingInstead, sourcePath, destinationPath, failure);
             return LinkOutcome.NotAsked;
+        }
+    }
+
+    /// <summary>
+    /// Like the stock task, a read-only result is made writable; through a link that is the source itself
+    /// (a hard link's shared inode, a symbolic link's target).
+    /// </summary>
+    private static void MakeWritableLikeStock(string destinationPath)
+    {
+        if (IsReadOnly(destinationPath))
+        {
+            File.SetAttributes(destinationPath, File.GetAttributes(destinationPath) & ~FileAttributes.ReadOnly);
         }
     }
 
@@ -526,6 +624,14 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         {
             createLinkAt(temporaryPath);
             AtomicFile.Replace(temporaryPath, destinationPath);
+
+            // rename(2) between two names of one file does nothing and succeeds: the destination already was
+            // this link, and the temporary name must not stay behind.
+            if (File.Exists(temporaryPath) || FileLinks.IsSymbolicLink(new FileInfo(temporaryPath)))
+            {
+                File.Delete(temporaryPath);
+            }
+
             return null;
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or PlatformNotSupportedException)
@@ -534,6 +640,14 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             return e.Message;
         }
     }
+
+    /// <summary>An item's full path, resolved as the stock task resolves it.</summary>
+    private static string ResolvePath(ITaskItem item) => Path.GetFullPath(item.ItemSpec);
+
+    /// <summary>Path errors that no retry can fix (MSB3021 at once).</summary>
+    private static bool IsBadPath(Exception e) => e is ArgumentException or NotSupportedException or PathTooLongException;
+
+    private static string BadPathMessage(Exception e) => e.Message;
 
     private static bool IsReadOnly(string path) => (File.GetAttributes(path) & FileAttributes.ReadOnly) != 0;
 
@@ -568,39 +682,27 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         FailedWithError,
     }
 
-    private readonly record struct CopyOptions(bool OverwriteReadOnlyFiles, bool UseSymbolicLinks, bool AlwaysRetry, bool RetryAccessDenied);
+    private readonly record struct CopyOptions(bool OverwriteReadOnlyFiles, bool UseSymbolicLinks, bool AlwaysRetry, bool RetryAccessDenied, bool CopyWithoutDelete);
 
     private sealed class CopyPair
     {
-        public CopyPair(ITaskItem source, ITaskItem destination)
+        public CopyPair(ITaskItem source, ITaskItem destination, string? sourcePath = null, string? destinationPath = null)
         {
             Source = source;
             Destination = destination;
-            SourceKey = FullPathOrSpec(source.ItemSpec);
-            DestinationKey = FullPathOrSpec(destination.ItemSpec);
+            SourcePath = sourcePath;
+            DestinationPath = destinationPath;
         }
 
         public ITaskItem Source { get; }
 
         public ITaskItem Destination { get; }
 
-        /// <summary>Full paths where they can be made; a bad path keeps its spec and fails later with MSB3021.</summary>
-        public string SourceKey { get; }
+        /// <summary>Full paths already known when planning (generated items); else resolved from the items.</summary>
+        public string? SourcePath { get; }
 
-        public string DestinationKey { get; }
+        public string? DestinationPath { get; }
 
         public bool Succeeded { get; set; }
-
-        private static string FullPathOrSpec(string spec)
-        {
-            try
-            {
-                return Path.GetFullPath(spec);
-            }
-            catch (Exception e) when (e is ArgumentException or NotSupportedException or PathTooLongException)
-            {
-                return spec;
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Runtime.InteropServices;
+using System.Text.RegularExpressions;
 
 namespace Microsoft.Build.CopyOnWrite;
 
@@ -18,12 +19,42 @@ internal static class FileLinks
         }
         else if (link(existingFile, newLinkPath) != 0)
         {
-            throw new IOException(UnixMessage(Marshal.GetLastWin32Error()));
+            throw new IOException(LinkCallFailed("link", Marshal.GetLastWin32Error()));
         }
     }
 
+    /// <summary>Whether the entry itself (not what it points to) is a symbolic link; false when there is none.</summary>
+    public static bool IsSymbolicLink(FileInfo entry)
+    {
+        try
+        {
+            FileAttributes attributes = entry.Attributes; // -1 when nothing is there
+            return (int)attributes != -1 && (attributes & FileAttributes.ReparsePoint) != 0;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            return false; // e.g. a name too long to exist: the copy itself reports it, as the stock task's does
+        }
+    }
+
+    /// <summary>EEXIST: what link() and symlink() fail with when the new name is taken.</summary>
+    public const int FileExistsErrno = 17;
+
+    /// <summary>The stock task's words for a failed link call on Unix (it names the call and the errno).</summary>
+    public static string LinkCallFailed(string call, int errno) => $"The {call}() library call failed with the following error code: {errno}.";
+
     public static void CreateSymbolicLink(string newLinkPath, string target)
     {
+        if (!RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
+        {
+            if (symlink(target, newLinkPath) != 0)
+            {
+                throw new IOException(LinkCallFailed("symlink", Marshal.GetLastWin32Error()));
+            }
+
+            return;
+        }
+
 #if NET
         File.CreateSymbolicLink(newLinkPath, target);
 #else
@@ -35,16 +66,41 @@ internal static class FileLinks
 #endif
     }
 
-    /// <summary>Whether the current user may write the file in place (what File.Copy over it would need).</summary>
-    public static bool IsWritable(string path)
+    /// <summary>
+    /// Throws what opening the existing file for writing throws (File.Copy over it would), e.g. access denied
+    /// for an immutable file; returns when it could be opened. Nothing is written.
+    /// </summary>
+    public static void ThrowIfNotWritable(string path, bool create)
     {
-        if (RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
+        using var probe = new FileStream(path, create ? FileMode.OpenOrCreate : FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
+    }
+
+    /// <summary>
+    /// The clone engine writes a temporary file beside the destination; its errors name that file. The stock
+    /// task's name the destination: rewrite the message, keeping the exception's type and inner exception.
+    /// </summary>
+    public static Exception WithDestinationPath(Exception e, string destinationPath)
+    {
+        string folder = Path.GetDirectoryName(destinationPath) ?? string.Empty;
+        string pattern = Regex.Escape(Path.Combine(folder, Cloning.AtomicFile.TemporaryPrefix)) + @"[^/\\]*?\.[0-9a-f]{12}" + Regex.Escape(Cloning.AtomicFile.TemporarySuffix);
+        string message = Regex.Replace(e.Message, pattern, destinationPath.Replace("$", "$$"));
+        if (message == e.Message)
         {
-            return (File.GetAttributes(path) & FileAttributes.ReadOnly) == 0;
+            return e;
         }
 
-        const int WriteOk = 2;
-        return access(path, WriteOk) == 0;
+        try
+        {
+            return (Exception)Activator.CreateInstance(e.GetType(), message, e.InnerException)!;
+        }
+        catch (Exception) when (e is UnauthorizedAccessException)
+        {
+            return new UnauthorizedAccessException(message, e.InnerException);
+        }
+        catch (Exception)
+        {
+            return new IOException(message, e);
+        }
     }
 
     private static string Win32Message(int error) => new System.ComponentModel.Win32Exception(error).Message;
@@ -62,7 +118,7 @@ internal static class FileLinks
     private static extern int link(string existingPath, string newPath);
 
     [DllImport("libc", SetLastError = true)]
-    private static extern int access(string path, int mode);
+    private static extern int symlink(string target, string linkPath);
 
     [DllImport("kernel32.dll", CharSet = CharSet.Unicode, SetLastError = true)]
     private static extern bool CreateHardLinkW(string newFileName, string existingFileName, IntPtr securityAttributes);

@@ -16,14 +16,64 @@ public static class IntendedDifferences
     public const string NoWriteThroughHardLink = "no-write-through-hard-link";
     public const string NoWriteThroughSymlink = "no-write-through-symlink";
     public const string FailedCopyKeepsDestination = "failed-copy-keeps-destination";
+    public const string StackTraces = "exception-stack-traces";
+    public const string RacyDirectoryMessage = "stock-racy-directory-message";
+    public const string AliasedSelfCopyKeepsFile = "aliased-self-copy-keeps-file";
 
     public static readonly IReadOnlyList<IntendedDifference> Table = new IntendedDifference[]
     {
         new(SummaryMessages, Always: true,
-            "Ours logs one extra line per invocation starting with \"CopyOnWrite:\" (what it cloned, copied, linked and left alone) "
+            "Ours logs one extra line per invocation starting with \"CopyOnWrite:\" (what it cloned, copied, linked and left alone), "
+            + "a low-importance \"CopyOnWrite data: v=1 ...\" line with the same counts for the build-wide summary logger, "
             + "and one low-importance line per file (\"Cloned ...\" / \"Copied ... not cloned: <why>\"). They are extra messages; "
             + "every message of the stock task is still logged with the same text and importance.",
             (stock, ours) => ours.Events.RemoveAll(e => e.Kind == "message" && IsOurExtraMessage(e.Text, e.Importance))),
+
+        new(StackTraces, Always: true,
+            "With MSBUILDALWAYSRETRY, MSB3894 embeds the exception's ToString(); its stack-trace lines (\"   at ...\") name each "
+            + "implementation's own methods. Compared without those lines: code, exception type, message, inner exceptions, paths and HRESULT stay.",
+            (stock, ours) =>
+            {
+                foreach (Observation side in new[] { stock, ours })
+                {
+                    for (int i = 0; i < side.Events.Count; i++)
+                    {
+                        if (side.Events[i].Code == "MSB3894")
+                        {
+                            side.Events[i] = side.Events[i] with { Text = StackLines!.Replace(side.Events[i].Text ?? string.Empty, string.Empty) };
+                        }
+                    }
+                }
+            }),
+
+        new(RacyDirectoryMessage, Always: true,
+            "Not ours: the stock task's own nondeterminism. When parallel copies go into one new folder, every stock worker that "
+            + "found the folder missing logs `Creating directory \"...\".` (1 to N times from run to run); ours logs it once. "
+            + "Compared with repeated identical Creating-directory lines counted once, on both sides.",
+            (stock, ours) =>
+            {
+                foreach (Observation side in new[] { stock, ours })
+                {
+                    var seen = new HashSet<string>(StringComparer.Ordinal);
+                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith("Creating directory \"", StringComparison.Ordinal) && !seen.Add(e.Text));
+                }
+            }),
+
+        new(AliasedSelfCopyKeepsFile, Always: false,
+            "Source and destination are one file reached by two spellings that are not the same full path (through a symlinked "
+            + "folder, or a symlink source onto its target). The stock task deletes the destination first, which deletes the very "
+            + "file it then tries to copy: it retries, fails with MSB3027/MSB3021, and the file is lost. Ours writes the copy "
+            + "beside the destination and renames it into place, so the file stays and the copy succeeds. Normalised only when "
+            + "ours succeeded with the tree exactly as arranged and stock lost the named file: then stock's outcome is not compared.",
+            (stock, ours) =>
+            {
+                bool oursKeptEverything = ours.Success == true && ours.Files.SequenceEqual(ours.Before, StringComparer.Ordinal);
+                bool stockLostTheFile = ours.IntendedPaths.All(path => Line(stock.Before, path) is not null && Line(stock.Files, path) is null);
+                if (oursKeptEverything && stockLostTheFile)
+                {
+                    stock.AdoptFrom(ours);
+                }
+            }),
 
         new(NoWriteThroughHardLink, Always: false,
             "With MSBUILDCOPYWITHOUTDELETE=1 the stock task skips its delete and File.Copy opens the existing destination and "
@@ -56,11 +106,14 @@ public static class IntendedDifferences
             }),
     };
 
+    private static readonly Regex StackLines = new("(\r?\n   at [^\r\n]*?)+(?= copying \")|\r?\n   at [^\r\n]*", RegexOptions.None);
+
     private static readonly Regex ClonedMessage = new("^Cloned \".*\" to \".*\" \\(.*\\): the copy shares the source's storage\\.$", RegexOptions.Singleline);
     private static readonly Regex CopiedNotClonedMessage = new("^Copied \".*\" to \".*\" \\(.*\\), not cloned: .*\\.$", RegexOptions.Singleline);
 
     private static bool IsOurExtraMessage(string text, string? importance)
         => text.StartsWith("CopyOnWrite:", StringComparison.Ordinal)
+           || (importance == "Low" && text.StartsWith("CopyOnWrite data: ", StringComparison.Ordinal))
            || (importance == "Low" && (ClonedMessage.IsMatch(text) || CopiedNotClonedMessage.IsMatch(text)));
 
     public static void Apply(Scenario scenario, Observation stock, Observation ours)

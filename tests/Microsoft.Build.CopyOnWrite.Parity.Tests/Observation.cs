@@ -46,6 +46,19 @@ public sealed class Observation
         return observation;
     }
 
+    /// <summary>Takes every compared facet from <paramref name="other"/> (for an intended difference that was verified).</summary>
+    public void AdoptFrom(Observation other)
+    {
+        Success = other.Success;
+        Exception = other.Exception;
+        DestinationFiles = other.DestinationFiles?.ToList();
+        CopiedFiles = other.CopiedFiles?.ToList();
+        WroteAtLeastOneFile = other.WroteAtLeastOneFile;
+        Events.Clear();
+        Events.AddRange(other.Events);
+        Files = other.Files.ToList();
+    }
+
     /// <summary>The facets compared, as lines; events sorted (parallel copies log in any order), everything else in order.</summary>
     public IEnumerable<(string Facet, List<string> Lines)> Facets()
     {
