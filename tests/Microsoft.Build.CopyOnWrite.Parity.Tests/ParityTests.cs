@@ -33,4 +33,33 @@ public sealed class ParityTests
 
         Assert.IsNull(diff, diff);
     }
+
+    [TestMethod]
+    [DynamicData(nameof(ProjectFileScenarios))]
+    public void ProjectFile(string name)
+    {
+        Scenario scenario = Scenarios.Named(name);
+        if (scenario.NeedsOtherVolume && Scratch.OtherVolumeRoot is null)
+        {
+            Assert.Inconclusive("SKIPPED: needs /dev/shm (another file system than the temp folder).");
+        }
+
+        (Observation stock, Observation ours, string log) = ProjectFileRunner.Result(name);
+        if (scenario.EngineRejected)
+        {
+            Assert.IsTrue(stock.Events.Any(e => e.Kind == "error" && e.Code?.StartsWith("MSB4", StringComparison.Ordinal) == true), $"MSBuild did not refuse the stock task's parameters in {name}:{Environment.NewLine}{log}");
+        }
+        else
+        {
+            Assert.IsNotNull(stock.Success, $"The stock task did not run for {name}:{Environment.NewLine}{log}");
+            Assert.IsNotNull(ours.Success, $"Our task did not run for {name}:{Environment.NewLine}{log}");
+        }
+        string? diff = ParityHarness.Compare(scenario, stock, ours);
+        if (Environment.GetEnvironmentVariable("PARITY_VERBOSE") == "1")
+        {
+            Console.WriteLine($"Stock:{Environment.NewLine}{stock.Describe()}{Environment.NewLine}Ours:{Environment.NewLine}{ours.Describe()}");
+        }
+
+        Assert.IsNull(diff, diff);
+    }
 }

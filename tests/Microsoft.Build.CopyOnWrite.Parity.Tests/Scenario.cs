@@ -23,6 +23,9 @@ public sealed record ScenarioItem(string Spec, params (string Name, string Value
 /// <summary>A parameter's text in a project file, used verbatim (e.g. "@(Nothing)" or an empty string).</summary>
 public sealed record RawParameter(string Text);
 
+/// <summary>A parameter given as @(items) from one Include, used verbatim (wildcards are expanded by MSBuild).</summary>
+public sealed record RawItems(string Include);
+
 /// <summary>
 /// One situation the two tasks are put in: how the tree looks, the parameters and environment, and how it
 /// runs. Built fluently: <c>new Scenario("name").Arrange(...).Sources(...).Folder(...)</c>.
@@ -90,6 +93,12 @@ public sealed class Scenario
     public Scenario Env(string name, string value)
     {
         Environment[name] = value;
+        if (name == "MSBUILDCOPYTASKPARALLELISM")
+        {
+            // The stock task reads this one once per process: only a fresh `dotnet msbuild` honours it.
+            Mode = RunMode.ProjectFile;
+        }
+
         return this;
     }
 
@@ -122,6 +131,19 @@ public sealed class Scenario
         return this;
     }
 
+    /// <summary>Project-file scenarios whose tree has to be addressed relative to the project (see ProjectFileRunner).</summary>
+    public bool ProjectRelative => RelativeToRoot;
+
+    /// <summary>MSBuild itself refuses the parameters (an MSB4xxx error) and stops that build: the task never runs.</summary>
+    public bool EngineRejected { get; private set; }
+
+    /// <summary>Marks the scenario as refused by the engine; it gets a `dotnet msbuild` run of its own.</summary>
+    public Scenario EngineRejects()
+    {
+        EngineRejected = true;
+        return Env("PARITY_OWN_RUN", Name);
+    }
+
     public Scenario OtherVolume()
     {
         NeedsOtherVolume = true;
@@ -138,6 +160,7 @@ public sealed class Scenario
             {
                 ScenarioItem[] items => items.Select(i => ToParity(i, tree)).ToArray(),
                 ScenarioItem item => ToParity(item, tree),
+                RawItems raw => throw new InvalidOperationException($"{Name}: raw items {parameter.Key}={raw.Include} only run from a project file"),
                 RawParameter raw => throw new InvalidOperationException($"{Name}: raw parameter {parameter.Key}={raw.Text} only runs from a project file"),
                 _ => parameter.Value,
             };

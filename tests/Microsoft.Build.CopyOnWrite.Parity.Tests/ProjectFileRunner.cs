@@ -1,0 +1,273 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Security;
+using System.Text;
+using System.Text.Json;
+using System.Threading.Tasks;
+using Microsoft.Build.CopyOnWrite.TestKit.Parity;
+
+namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
+
+/// <summary>
+/// Runs the project-file scenarios through real `dotnet msbuild`, so parameters reach the tasks the way MSBuild
+/// passes them (empty item lists, empty strings, escaped specials). One project file per side holds one target
+/// per scenario; side A is plain (MSBuild's Copy), side B registers ours with UsingTask TaskName="Copy". Scenarios
+/// with the same environment share one run per side, and the two sides run at the same time.
+/// </summary>
+public static class ProjectFileRunner
+{
+    private static readonly Lazy<Dictionary<string, (Observation Stock, Observation Ours, string Log)>> Results = new(RunAll);
+
+    public static (Observation Stock, Observation Ours, string Log) Result(string scenarioName) => Results.Value[scenarioName];
+
+    private static Dictionary<string, (Observation, Observation, string)> RunAll()
+    {
+        var results = new Dictionary<string, (Observation, Observation, string)>();
+        List<Scenario> scenarios = Scenarios.All.Where(s => s.Mode.HasFlag(RunMode.ProjectFile)).ToList();
+        int group = 0;
+        foreach (IGrouping<string, Scenario> sameEnvironment in scenarios.GroupBy(s => string.Join(";", s.Environment.Select(e => e.Key + "=" + e.Value))))
+        {
+            RunGroup(sameEnvironment.ToList(), ++group, results);
+        }
+
+        return results;
+    }
+
+    private static void RunGroup(List<Scenario> scenarios, int group, Dictionary<string, (Observation, Observation, string)> results)
+    {
+        string runFolder = Path.Combine(Scratch.Root, $"project-run-{group}");
+        string? shmFolder = Scratch.OtherVolumeRoot is null ? null : Path.Combine(Scratch.OtherVolumeRoot, $"project-run-{group}");
+        var sides = new[] { (Name: "A", Ours: false), (Name: "B", Ours: true) };
+        var trees = new Dictionary<(string Side, string Scenario), (Tree Tree, string Folder, List<string> Before)>();
+        for (int i = 0; i < scenarios.Count; i++)
+        {
+            foreach ((string side, _) in sides)
+            {
+                string folder = $"p{i:000}";
+                var tree = new Tree(Path.Combine(runFolder, side, folder), shmFolder is null ? null : Path.Combine(shmFolder, side, folder));
+                scenarios[i].ArrangeIn(tree);
+                trees[(side, scenarios[i].Name)] = (tree, folder, tree.Snapshot());
+            }
+        }
+
+        IReadOnlyDictionary<string, string> environment = scenarios[0].Environment;
+        var runs = sides.Select(side => Task.Run(() =>
+        {
+            string sideFolder = Path.Combine(runFolder, side.Name);
+            string project = Path.Combine(sideFolder, "parity.proj");
+            File.WriteAllText(project, ProjectText(scenarios, s => trees[(side.Name, s.Name)], side.Ours));
+            string events = Path.Combine(sideFolder, "events.jsonl");
+            string output = RunMSBuild(sideFolder, project, scenarios.Select(TargetName), events, environment);
+            return (side.Name, Events: File.Exists(events) ? File.ReadAllLines(events) : Array.Empty<string>(), Output: output);
+        })).ToArray();
+        Task.WaitAll(runs);
+
+        foreach (Scenario scenario in scenarios)
+        {
+            var observations = new Dictionary<string, Observation>();
+            foreach (var run in runs.Select(r => r.Result))
+            {
+                (Tree tree, _, List<string> before) = trees[(run.Name, scenario.Name)];
+                Observation observation = Parse(run.Events, TargetName(scenario), tree);
+                observation.Before = before;
+                observation.Files = tree.Snapshot();
+                observations[run.Name] = observation;
+                tree.Release();
+            }
+
+            string log = string.Join(Environment.NewLine, runs.Select(r => $"--- dotnet msbuild, side {r.Result.Name}:{Environment.NewLine}{r.Result.Output}"));
+            results[scenario.Name] = (observations["A"], observations["B"], log);
+        }
+    }
+
+    public static string TargetName(Scenario scenario) => "S_" + ParityHarness.Sanitize(scenario.Name) + "_" + (uint)scenario.Name.GetHashCode(StringComparison.Ordinal) % 100000;
+
+    private static string ProjectText(List<Scenario> scenarios, Func<Scenario, (Tree Tree, string Folder, List<string> Before)> treeOf, bool ours)
+    {
+        var text = new StringBuilder();
+        text.AppendLine("<Project>");
+        if (ours)
+        {
+            text.AppendLine($"  <UsingTask TaskName=\"Copy\" AssemblyFile=\"{Xml(typeof(Copy).Assembly.Location)}\" />");
+        }
+
+        foreach (Scenario scenario in scenarios)
+        {
+            (Tree tree, string folder, _) = treeOf(scenario);
+            string target = TargetName(scenario);
+            string Spec(string spec) => scenario.RelativeToRoot && !spec.Contains("{R}", StringComparison.Ordinal) && !spec.Contains("{SHM}", StringComparison.Ordinal)
+                ? folder + "/" + spec
+                : tree.Expand(spec);
+
+            var items = new StringBuilder();
+            var attributes = new StringBuilder();
+            foreach ((string parameter, object value) in scenario.Parameters)
+            {
+                string attributeValue;
+                switch (value)
+                {
+                    case ScenarioItem[] list:
+                        string itemType = $"_{target}_{parameter}";
+                        foreach (ScenarioItem item in list)
+                        {
+                            items.Append($"      <{itemType} Include=\"{Xml(Spec(item.Spec))}\"");
+                            if (item.Metadata.Length == 0)
+                            {
+                                items.AppendLine(" />");
+                                continue;
+                            }
+
+                            items.AppendLine(">");
+                            foreach ((string name, string metadataValue) in item.Metadata)
+                            {
+                                items.AppendLine($"        <{name}>{Xml(tree.Expand(metadataValue))}</{name}>");
+                            }
+
+                            items.AppendLine($"      </{itemType}>");
+                        }
+
+                        attributeValue = $"@({itemType})";
+                        break;
+                    case ScenarioItem single:
+                        attributeValue = Spec(single.Spec);
+                        break;
+                    case RawParameter raw:
+                        attributeValue = tree.Expand(raw.Text);
+                        break;
+                    case RawItems raw:
+                        string rawType = $"_{target}_{parameter}";
+                        items.AppendLine($"      <{rawType} Include=\"{Xml(tree.Expand(raw.Include))}\" />");
+                        attributeValue = $"@({rawType})";
+                        break;
+                    case bool flag:
+                        attributeValue = flag ? "true" : "false";
+                        break;
+                    default:
+                        attributeValue = Convert.ToString(value, System.Globalization.CultureInfo.InvariantCulture)!;
+                        break;
+                }
+
+                attributes.Append($" {parameter}=\"{Xml(attributeValue)}\"");
+            }
+
+            text.AppendLine($"  <Target Name=\"{target}\">");
+            text.AppendLine($"    <PropertyGroup><ScenarioFolder>{folder}</ScenarioFolder></PropertyGroup>");
+            if (items.Length > 0)
+            {
+                text.AppendLine("    <ItemGroup>").Append(items).AppendLine("    </ItemGroup>");
+            }
+
+            text.AppendLine($"    <Copy{attributes} ContinueOnError=\"ErrorAndContinue\">");
+            text.AppendLine($"      <Output TaskParameter=\"DestinationFiles\" ItemName=\"_{target}_OutDestinationFiles\" />");
+            text.AppendLine($"      <Output TaskParameter=\"CopiedFiles\" ItemName=\"_{target}_OutCopiedFiles\" />");
+            text.AppendLine($"      <Output TaskParameter=\"WroteAtLeastOneFile\" PropertyName=\"_{target}_Wrote\" />");
+            text.AppendLine("    </Copy>");
+            text.AppendLine($"    <Message Importance=\"high\" Text=\"PARITY-WROTE=$(_{target}_Wrote)\" />");
+            text.AppendLine("  </Target>");
+        }
+
+        text.AppendLine("</Project>");
+        return text.ToString();
+    }
+
+    private static string Xml(string text) => SecurityElement.Escape(text)!;
+
+    private static string RunMSBuild(string folder, string project, IEnumerable<string> targets, string eventsFile, IReadOnlyDictionary<string, string> environment)
+    {
+        var start = new ProcessStartInfo("dotnet")
+        {
+            WorkingDirectory = folder,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (string argument in new[]
+        {
+            "msbuild", project, "-nologo", "-noAutoResponse", "-nodeReuse:false", "-verbosity:minimal", "-clp:NoSummary",
+            "-t:" + string.Join(";", targets),
+            $"-logger:{typeof(ParityLogger).FullName},{typeof(ParityLogger).Assembly.Location};{eventsFile}",
+        })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        // The test host's MSBuild variables (set by the Locator) must not leak into the builds under test.
+        foreach (string name in new[] { "MSBuildExtensionsPath", "MSBuildSDKsPath", "MSBUILD_EXE_PATH", "MSBuildLoadMicrosoftTargetsReadOnly" })
+        {
+            start.Environment.Remove(name);
+        }
+
+        start.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
+        start.Environment["MSBUILDDISABLENODEREUSE"] = "1";
+        start.Environment["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0";
+        start.Environment["MSBUILDTERMINALLOGGER"] = "off";
+        foreach ((string name, string value) in environment)
+        {
+            start.Environment[name] = value;
+        }
+
+        using Process process = Process.Start(start)!;
+        Task<string> error = process.StandardError.ReadToEndAsync();
+        string output = process.StandardOutput.ReadToEnd();
+        if (!process.WaitForExit(180_000))
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"dotnet msbuild {project} did not finish in 3 minutes:{Environment.NewLine}{output}");
+        }
+
+        return output + error.Result;
+    }
+
+    private static Observation Parse(string[] lines, string target, Tree tree)
+    {
+        var observation = new Observation();
+        foreach (string line in lines)
+        {
+            using JsonDocument document = JsonDocument.Parse(line);
+            JsonElement e = document.RootElement;
+            if (e.GetProperty("target").GetString() != target)
+            {
+                continue;
+            }
+
+            string kind = e.GetProperty("kind").GetString()!;
+            switch (kind)
+            {
+                case "result":
+                    observation.Success = e.GetProperty("success").GetBoolean();
+                    break;
+                case "output":
+                    List<string> items = e.GetProperty("items").EnumerateArray().Select(item => tree.Normalize(new ObservedItem(
+                        item.GetProperty("spec").GetString()!,
+                        item.GetProperty("escaped").GetString()!,
+                        item.GetProperty("metadata").EnumerateObject().Select(m => new KeyValuePair<string, string>(m.Name, m.Value.GetString()!)).OrderBy(m => m.Key, StringComparer.Ordinal).ToList()).ToString())).ToList();
+                    if (e.GetProperty("name").GetString()!.EndsWith("_OutDestinationFiles", StringComparison.Ordinal))
+                    {
+                        observation.DestinationFiles = items;
+                    }
+                    else
+                    {
+                        observation.CopiedFiles = items;
+                    }
+
+                    break;
+                case "marker":
+                    string wrote = e.GetProperty("text").GetString()!["PARITY-WROTE=".Length..];
+                    observation.WroteAtLeastOneFile = bool.TryParse(wrote, out bool value) ? value : null;
+                    break;
+                default:
+                    observation.Events.Add(new ObservedEvent(
+                        kind,
+                        e.TryGetProperty("code", out JsonElement code) && code.ValueKind == JsonValueKind.String ? code.GetString() : null,
+                        e.TryGetProperty("importance", out JsonElement importance) && importance.ValueKind == JsonValueKind.String ? importance.GetString() : null,
+                        tree.Normalize(e.GetProperty("text").GetString())));
+                    break;
+            }
+        }
+
+        return observation;
+    }
+}
