@@ -167,7 +167,11 @@ public static class MSBuildProjects
 
         foreach (string file in Directory.EnumerateFiles(folder))
         {
-            File.SetUnixFileMode(file, File.GetUnixFileMode(file) | UnixFileMode.OtherRead | UnixFileMode.GroupRead);
+            UnixFileMode mode = File.GetUnixFileMode(file);
+            if ((mode & UnixFileMode.OtherRead) == 0)
+            {
+                File.SetUnixFileMode(file, mode | UnixFileMode.OtherRead | UnixFileMode.GroupRead);
+            }
         }
     }
 }

@@ -120,3 +120,41 @@ public static class OurCopy
     public static CopyRun File(string source, string destination, int retries = 1)
         => Run(new CopyRequest { Sources = new[] { source }, Destinations = new[] { destination }, Retries = retries });
 }
+
+/// <summary>MSBuild's own Copy task (from the installed SDK), run in-process the same way, for comparison.</summary>
+public static class StockCopy
+{
+    public static CopyRun Run(CopyRequest request)
+    {
+        var parameters = new Dictionary<string, object?>
+        {
+            ["SourceFiles"] = request.Sources.Select(path => new TestKit.Parity.ParityItem(path)).ToArray(),
+            ["Retries"] = request.Retries,
+            ["RetryDelayMilliseconds"] = request.RetryDelayMilliseconds,
+        };
+        if (request.Destinations is not null)
+        {
+            parameters["DestinationFiles"] = request.Destinations.Select(path => new TestKit.Parity.ParityItem(path)).ToArray();
+        }
+
+        if (request.DestinationFolder is not null)
+        {
+            parameters["DestinationFolder"] = new TestKit.Parity.ParityItem(request.DestinationFolder);
+        }
+
+        TestKit.Parity.TaskRunResult result = TestKit.Parity.TaskDriver.Run(TestKit.Parity.TaskDriver.CreateStockCopy(), parameters);
+        return new CopyRun
+        {
+            Succeeded = result.Success,
+            ErrorCodes = result.Events.Where(e => e.Kind == "error").Select(e => e.Code ?? string.Empty).ToList(),
+            WarningCodes = result.Events.Where(e => e.Kind == "warning").Select(e => e.Code ?? string.Empty).ToList(),
+            ErrorMessages = result.Events.Where(e => e.Kind == "error").Select(e => e.Text).ToList(),
+            Messages = result.Events.Where(e => e.Kind == "message").Select(e => e.Text).ToList(),
+            CopiedFiles = result.CopiedFiles?.Select(item => item.ItemSpec).ToList() ?? new List<string>(),
+            Log = string.Join(Environment.NewLine, result.Events) + (result.Exception is null ? string.Empty : Environment.NewLine + "exception: " + result.Exception),
+        };
+    }
+
+    public static CopyRun File(string source, string destination, int retries = 1)
+        => Run(new CopyRequest { Sources = new[] { source }, Destinations = new[] { destination }, Retries = retries });
+}

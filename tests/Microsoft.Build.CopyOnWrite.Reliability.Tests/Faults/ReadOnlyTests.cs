@@ -1,0 +1,193 @@
+using System;
+using System.IO;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Faults;
+
+/// <summary>
+/// Destinations that cannot be written: an immutable folder or file (chattr +i stops root too; chmod
+/// does not), a folder or file an unprivileged build may not write (setpriv to `nobody`), a read-only
+/// file system. The copy fails with the stock task's codes, and the old destination survives untouched.
+/// </summary>
+[TestClass]
+public sealed class ReadOnlyTests
+{
+    private const int Size = 200_000;
+
+    /// <summary>
+    /// Ours cannot make its temporary file, so it fails without touching the old destination (access
+    /// denied is retried from MSBuild 18.7 on non-Windows: MSB3026, MSB3027, MSB3021). The stock task
+    /// cannot delete the old file either, but then overwrites it in place, which works here because only
+    /// the folder is immutable: a deliberate difference, since writing in place is what writes through links.
+    /// </summary>
+    [DataTestMethod]
+    [DataRow("ext4")]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    public void An_immutable_destination_folder_fails_with_access_denied_and_the_old_destination_is_untouched(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("immutable-folder");
+        string source = TestFiles.Write(folder, "source.bin", Size);
+        string outFolder = Path.Combine(folder, "out");
+        string destination = TestFiles.Write(outFolder, "app.bin", 1000);
+        string stockDestination = TestFiles.Write(outFolder, "stock-app.bin", 1000);
+
+        CopyRun ours, stock, oursNew;
+        using (Fault.Immutable(outFolder))
+        {
+            FileSnapshot before = FileSnapshot.Of(destination);
+            ours = OurCopy.File(source, destination);
+            oursNew = OurCopy.File(source, Path.Combine(outFolder, "new.bin"));
+            before.AssertUnchanged(destination, "the old destination");
+            stock = StockCopy.File(source, stockDestination);
+        }
+
+        Assert.IsFalse(ours.Succeeded);
+        CollectionAssert.AreEqual(new[] { "MSB3026" }, ours.WarningCodes.ToArray(), ours.ToString());
+        CollectionAssert.AreEqual(new[] { "MSB3027", "MSB3021" }, ours.ErrorCodes.ToArray(), ours.ToString());
+        StringAssert.Contains(ours.ErrorMessages[1], "Access to the path");
+        CollectionAssert.AreEqual(new[] { "MSB3027", "MSB3021" }, oursNew.ErrorCodes.ToArray(), oursNew.ToString());
+        Assert.IsFalse(File.Exists(Path.Combine(outFolder, "new.bin")));
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+        Assert.IsTrue(stock.Succeeded && TestFiles.SameBytes(source, stockDestination), $"the stock task overwrites in place here (premise):\n{stock}");
+    }
+
+    [DataTestMethod]
+    [DataRow("ext4")]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    public void An_immutable_destination_fails_like_the_stock_task_and_is_untouched(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("immutable-file");
+        string source = TestFiles.Write(folder, "source.bin", Size);
+        string destination = TestFiles.Write(folder, "app.bin", 1000);
+        string stockDestination = TestFiles.Write(folder, "stock-app.bin", 1000);
+
+        CopyRun ours, stock;
+        using (Fault.Immutable(destination))
+        using (Fault.Immutable(stockDestination))
+        {
+            FileSnapshot before = FileSnapshot.Of(destination);
+            ours = OurCopy.File(source, destination);
+            before.AssertUnchanged(destination, "the immutable destination");
+            stock = StockCopy.File(source, stockDestination);
+        }
+
+        Assert.IsFalse(ours.Succeeded);
+        CollectionAssert.AreEqual(new[] { "MSB3026" }, ours.WarningCodes.ToArray(), ours.ToString());
+        CollectionAssert.AreEqual(new[] { "MSB3027", "MSB3021" }, ours.ErrorCodes.ToArray(), ours.ToString());
+        CollectionAssert.AreEqual(stock.ErrorCodes.ToArray(), ours.ErrorCodes.ToArray(), stock.ToString());
+        Assert.AreEqual(stock.ErrorMessages[1].Replace("stock-app.bin", "app.bin"), ours.ErrorMessages[1]);
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    [DataTestMethod]
+    [DataRow("ext4")]
+    [DataRow("xfs")]
+    public void A_read_only_file_system_fails_like_the_stock_task_and_keeps_the_old_destination(string kind)
+    {
+        using LoopFileSystem fileSystem = LoopFileSystems.RequireNew(kind, kind == "xfs" ? 300 : 16);
+        string folder = fileSystem.NewFolder("ro");
+        string source = TestFiles.Write(TestScratch.NewFolder("ro-source"), "source.bin", Size);
+        string destination = TestFiles.Write(folder, "app.bin", 1000);
+        string stockDestination = TestFiles.Write(folder, "stock-app.bin", 1000);
+        FileSnapshot before = FileSnapshot.Of(destination);
+
+        CopyRun ours, oursNew, stock, stockNew;
+        using (Fault.ReadOnlyRemount(fileSystem.MountPoint))
+        {
+            ours = OurCopy.File(source, destination);
+            oursNew = OurCopy.File(source, Path.Combine(folder, "new.bin"));
+            stock = StockCopy.File(source, stockDestination);
+            stockNew = StockCopy.File(source, Path.Combine(folder, "stock-new.bin"));
+        }
+
+        Assert.IsFalse(ours.Succeeded);
+        CollectionAssert.AreEqual(new[] { "MSB3026" }, ours.WarningCodes.ToArray(), ours.ToString());
+        CollectionAssert.AreEqual(new[] { "MSB3027", "MSB3021" }, ours.ErrorCodes.ToArray(), ours.ToString());
+        CollectionAssert.AreEqual(stock.ErrorCodes.ToArray(), ours.ErrorCodes.ToArray(), stock.ToString());
+        Assert.AreEqual(stock.ErrorMessages[1].Replace("stock-app.bin", "app.bin"), ours.ErrorMessages[1], "an existing destination");
+        Assert.AreEqual(stockNew.ErrorMessages.Last().Replace("stock-new.bin", "new.bin"), oursNew.ErrorMessages.Last(), "a new destination");
+        before.AssertUnchanged(destination, "the old destination");
+        Assert.IsFalse(File.Exists(Path.Combine(folder, "new.bin")));
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    /// <summary>Permissions (not root's immutable flag): the build runs as `nobody` through a real project.</summary>
+    [DataTestMethod]
+    [DataRow("ext4")]
+    [DataRow("xfs")]
+    public void An_unprivileged_build_cannot_replace_a_read_only_destination_and_fails_like_the_stock_task(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("read-only-file");
+        MSBuildProjects.MakeReadableByAnyone(folder);
+        File.SetUnixFileMode(folder, (UnixFileMode)0x1FF); // the folder is writable: only the file is read-only
+        string source = TestFiles.Write(folder, "source.bin", Size);
+        string destination = TestFiles.Write(folder, "app.bin", 1000);
+        Fault.Must("chown", "nobody:nogroup", destination);
+        UnixFileFacts.SetMode(destination, "444");
+        MSBuildProjects.MakeReadableByAnyone(folder);
+        FileSnapshot before = FileSnapshot.Of(destination);
+        string project = MSBuildProjects.Write(folder, "copy.proj", $"""
+              <Target Name="Build">
+                <Copy SourceFiles="{source}" DestinationFiles="{destination}" Retries="1" RetryDelayMilliseconds="0" />
+              </Target>
+            """);
+        MSBuildProjects.MakeReadableByAnyone(folder);
+
+        BuildRun ours = RunAsNobody(project, stock: false);
+        before.AssertUnchanged(destination, "the read-only destination");
+        BuildRun stock = RunAsNobody(project, stock: true);
+
+        CollectionAssert.AreEqual(new[] { "MSB3026", "MSB3027", "MSB3021" }, ours.Diagnostics.Select(d => d.Code).ToArray(), ours.ToString());
+        CollectionAssert.AreEqual(stock.Diagnostics.Select(d => d.ToString()).ToArray(), ours.Diagnostics.Select(d => d.ToString()).ToArray(), $"stock:\n{stock}");
+        before.AssertUnchanged(destination, "the read-only destination");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    /// <summary>
+    /// A folder the build may not write (mode 555) holding a file it owns: ours cannot create its temporary
+    /// file and fails, leaving the file as it was; the stock task overwrites the file in place and succeeds.
+    /// </summary>
+    [DataTestMethod]
+    [DataRow("ext4")]
+    [DataRow("xfs")]
+    public void An_unprivileged_build_cannot_replace_a_file_in_a_read_only_folder_and_leaves_it_untouched(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("read-only-folder");
+        string source = TestFiles.Write(folder, "source.bin", Size);
+        string outFolder = Path.Combine(folder, "out");
+        string destination = TestFiles.Write(outFolder, "app.bin", 1000);
+        string stockDestination = TestFiles.Write(outFolder, "stock-app.bin", 1000);
+        Fault.Must("chown", "nobody:nogroup", destination, stockDestination);
+        string project = MSBuildProjects.Write(folder, "copy.proj", $"""
+              <Target Name="Build">
+                <Copy SourceFiles="{source}" DestinationFiles="$(Destination)" Retries="1" RetryDelayMilliseconds="0" />
+              </Target>
+            """);
+        MSBuildProjects.MakeReadableByAnyone(folder);
+        MSBuildProjects.MakeReadableByAnyone(outFolder);
+        UnixFileFacts.SetMode(outFolder, "555");
+        FileSnapshot before = FileSnapshot.Of(destination);
+
+        BuildRun ours = RunAsNobody(project, stock: false, $"-p:Destination={destination}");
+        BuildRun stock = RunAsNobody(project, stock: true, $"-p:Destination={stockDestination}");
+
+        CollectionAssert.AreEqual(new[] { "MSB3026", "MSB3027", "MSB3021" }, ours.Diagnostics.Select(d => d.Code).ToArray(), ours.ToString());
+        StringAssert.Contains(ours.Diagnostics[2].Message, "Access to the path");
+        before.AssertUnchanged(destination, "the old destination");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+        Assert.AreEqual(0, stock.ExitCode, $"the stock task writes the file in place here (premise):\n{stock}");
+        Assert.IsTrue(TestFiles.SameBytes(source, stockDestination), "the stock task's in-place write (premise)");
+    }
+
+    private static BuildRun RunAsNobody(string project, bool stock, params string[] arguments)
+    {
+        using ChildProcess build = MSBuildProjects.Start(project, stock, arguments, asNobody: true);
+        Assert.IsTrue(build.WaitForExit(TimeSpan.FromSeconds(60)), $"the build as nobody did not finish:\n{build.Output}");
+        return new BuildRun(build.ExitCode, build.Output, TimeSpan.Zero);
+    }
+}
