@@ -182,9 +182,19 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
 
         var destinations = new List<ITaskItem>();
         string folder = DestinationFolder!.ItemSpec;
+        string? folderPath = null;
+        try
+        {
+            folderPath = ResolvePath(DestinationFolder);
+        }
+        catch (Exception e) when (IsBadPath(e))
+        {
+            // Each pair reports it (MSB3021) when it resolves its own destination, as the stock task does.
+        }
+
         foreach (ITaskItem source in sources)
         {
-            if (!TryAddFolderPair(source, source, folder, Path.GetFileName(source.ItemSpec), pairs, destinations))
+            if (!TryAddFolderPair(source, null, source, folder, folderPath, Path.GetFileName(source.ItemSpec), pairs, destinations))
             {
                 return false;
             }
@@ -196,27 +206,27 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             // subfolders before the files of a folder, nothing at all for a folder that does not exist, and the
             // folder item's metadata (OriginalItemSpec included) on every generated destination.
             string folderSpec = sourceFolder.ItemSpec;
-            string folderPath;
+            string sourceFolderPath;
             try
             {
-                folderPath = ResolvePath(sourceFolder);
+                sourceFolderPath = ResolvePath(sourceFolder);
             }
             catch (Exception e) when (IsBadPath(e))
             {
                 return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, folderSpec, folder, e.Message);
             }
 
-            if (!Directory.Exists(folderPath))
+            if (!Directory.Exists(sourceFolderPath))
             {
                 continue;
             }
 
-            string folderName = Path.GetFileName(folderPath);
-            foreach (string file in FilesDepthFirst(folderPath))
+            string folderName = Path.GetFileName(sourceFolderPath);
+            foreach (string file in FilesDepthFirst(sourceFolderPath))
             {
-                string relative = file.Substring(folderPath.Length).TrimStart(Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar);
+                string relative = file.Substring(sourceFolderPath.Length).TrimStart(Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar);
                 var source = new TaskItem(MSBuildEscaping.Escape(file));
-                if (!TryAddFolderPair(source, sourceFolder, folder, Path.Combine(folderName, relative), pairs, destinations))
+                if (!TryAddFolderPair(source, file, sourceFolder, folder, folderPath, Path.Combine(folderName, relative), pairs, destinations))
                 {
                     return false;
                 }
@@ -247,7 +257,9 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         }
     }
 
-    private bool TryAddFolderPair(ITaskItem source, ITaskItem metadataSource, string folder, string relativeDestination, List<CopyPair> pairs, List<ITaskItem> destinations)
+    /// <param name="sourcePath">The source's full path when we made the source item ourselves; else null (resolved from the item).</param>
+    /// <param name="folderPath">DestinationFolder's full path (null when it is not a valid path).</param>
+    private bool TryAddFolderPair(ITaskItem source, string? sourcePath, ITaskItem metadataSource, string folder, string? folderPath, string relativeDestination, List<CopyPair> pairs, List<ITaskItem> destinations)
     {
         TaskItem destination;
         try
@@ -261,7 +273,23 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
 
         metadataSource.CopyMetadataTo(destination);
         destinations.Add(destination);
-        pairs.Add(new CopyPair(source, destination));
+
+        // The generated item's full path comes from DestinationFolder's, never from this process's current
+        // directory (a TaskItem we make resolves against that, not against the project's directory).
+        string? destinationPath = null;
+        if (folderPath is not null)
+        {
+            try
+            {
+                destinationPath = Path.GetFullPath(Path.Combine(folderPath, relativeDestination));
+            }
+            catch (Exception e) when (IsBadPath(e))
+            {
+                // Reported by the pair itself.
+            }
+        }
+
+        pairs.Add(new CopyPair(source, destination, sourcePath, destinationPath));
         return true;
     }
 
@@ -641,8 +669,42 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         }
     }
 
-    /// <summary>An item's full path, resolved as the stock task resolves it.</summary>
-    private static string ResolvePath(ITaskItem item) => Path.GetFullPath(item.ItemSpec);
+    /// <summary>
+    /// An item's full path. Items from the engine resolve a relative spec against their project's directory
+    /// (their FullPath metadata), which is what the stock task gets from the current directory in a normal build
+    /// and from TaskEnvironment in a multi-threaded one; this task never reads the process's current directory
+    /// itself, so it is right in both. A spec that is no valid path fails as Path.GetFullPath fails.
+    /// </summary>
+    private static string ResolvePath(ITaskItem item)
+    {
+        string fullPath;
+        try
+        {
+            fullPath = item.GetMetadata("FullPath");
+        }
+        catch (Exception e) when (e is InvalidOperationException or ArgumentException or NotSupportedException or PathTooLongException)
+        {
+            ThrowLikeGetFullPath(item.ItemSpec);
+            throw;
+        }
+
+        if (string.IsNullOrEmpty(fullPath))
+        {
+            ThrowLikeGetFullPath(item.ItemSpec);
+            throw new ArgumentException($"The path is empty: '{item.ItemSpec}'.");
+        }
+
+        return fullPath;
+    }
+
+    /// <summary>Throws the exception Path.GetFullPath gives for a bad path (the text the stock task's MSB3021 shows).</summary>
+    private static void ThrowLikeGetFullPath(string path)
+    {
+        if (path.Length == 0 || path.IndexOf('\0') >= 0 || !Path.IsPathRooted(path))
+        {
+            Path.GetFullPath(path.Length == 0 ? path : Path.Combine(Path.DirectorySeparatorChar.ToString(), path));
+        }
+    }
 
     /// <summary>Path errors that no retry can fix (MSB3021 at once).</summary>
     private static bool IsBadPath(Exception e) => e is ArgumentException or NotSupportedException or PathTooLongException;

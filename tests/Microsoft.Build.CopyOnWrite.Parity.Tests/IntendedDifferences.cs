@@ -47,15 +47,20 @@ public static class IntendedDifferences
             }),
 
         new(RacyDirectoryMessage, Always: true,
-            "Not ours: the stock task's own nondeterminism. When parallel copies go into one new folder, every stock worker that "
-            + "found the folder missing logs `Creating directory \"...\".` (1 to N times from run to run); ours logs it once. "
-            + "Compared with repeated identical Creating-directory lines counted once, on both sides.",
+            "Not ours: the stock task's own nondeterminism. When parallel copies go into new folders, every stock worker that "
+            + "found its folder missing logs `Creating directory \"...\".`, so a folder is named 1 to N times from run to run, and a "
+            + "parent folder is named or not depending on which worker came first; ours names each folder once. Compared with "
+            + "repeated identical Creating-directory lines counted once, and a folder's line dropped when a folder inside it has one, on both sides.",
             (stock, ours) =>
             {
+                const string Prefix = "Creating directory \"";
                 foreach (Observation side in new[] { stock, ours })
                 {
                     var seen = new HashSet<string>(StringComparer.Ordinal);
-                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith("Creating directory \"", StringComparison.Ordinal) && !seen.Add(e.Text));
+                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith(Prefix, StringComparison.Ordinal) && !seen.Add(e.Text));
+                    var folders = seen.Select(text => text[Prefix.Length..^2]).ToList();
+                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith(Prefix, StringComparison.Ordinal)
+                        && folders.Any(other => other.StartsWith(e.Text[Prefix.Length..^2] + "/", StringComparison.Ordinal)));
                 }
             }),
 
