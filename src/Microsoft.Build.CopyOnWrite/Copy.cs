@@ -15,6 +15,14 @@ namespace Microsoft.Build.CopyOnWrite;
 /// atomically, and never written through links. What it did is summarised in one line per invocation.
 /// </summary>
 /// <remarks>This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/).</remarks>
+/// <remarks>
+/// Not marked [MSBuildMultiThreadableTask]: in a multi-threaded build (-mt) MSBuild gives each project its own
+/// environment through TaskEnvironment, which only IMultiThreadableTask implementations receive (an 18.x type we
+/// cannot use and still load in MSBuild 17.8), and this task must read MSBuild's Copy switches
+/// (MSBUILDALWAYSRETRY, MSBUILDCOPYWITHOUTDELETE, ...) from it. So under -mt it runs in a task host, where the
+/// environment and current directory are the project's. Paths already come from the items' FullPath, not the
+/// process's current directory.
+/// </remarks>
 public sealed class Copy : Task, IIncrementalTask, ICancelableTask
 {
     private const string DestinationFilesName = "DestinationFiles";

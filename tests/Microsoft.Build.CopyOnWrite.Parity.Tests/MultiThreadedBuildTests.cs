@@ -1,0 +1,85 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
+
+/// <summary>
+/// A real multi-threaded build (`dotnet msbuild -mt -m:2`) of two projects in different folders, started from a
+/// third folder, whose Copy tasks use relative paths: the stock task and ours must leave the same files. Ours is
+/// not marked multithreadable (see Copy's remarks), so MSBuild must run it in a task host there.
+/// </summary>
+[TestClass]
+public sealed class MultiThreadedBuildTests
+{
+    [TestMethod]
+    public void RelativePathsResolvePerProjectUnderMt()
+    {
+        var trees = new Dictionary<string, List<string>>();
+        var logs = new Dictionary<string, string>();
+        foreach (bool ours in new[] { false, true })
+        {
+            string side = ours ? "B" : "A";
+            string root = Path.Combine(Scratch.Root, "mt", side);
+            var tree = new Tree(root, null);
+            foreach (string project in new[] { "p1", "p2" })
+            {
+                tree.File($"{project}/src/a.txt", "from " + project).File($"{project}/src/sub/b.txt", "b of " + project);
+                string usingTask = ours ? $"<UsingTask TaskName=\"Copy\" AssemblyFile=\"{typeof(Copy).Assembly.Location}\" />" : string.Empty;
+                File.WriteAllText(Path.Combine(root, project, "x.proj"), $"""
+                    <Project>
+                      {usingTask}
+                      <ItemGroup><Src Include="src/a.txt" Kind="k" /></ItemGroup>
+                      <Target Name="Build">
+                        <Copy SourceFiles="@(Src)" DestinationFolder="out" />
+                        <Copy SourceFiles="src/a.txt" DestinationFiles="out2/renamed.txt" />
+                        <Copy SourceFolders="src" DestinationFolder="out3" SkipUnchangedFiles="true" />
+                        <Copy SourceFiles="src/a.txt" DestinationFolder="hard" UseHardlinksIfPossible="true" />
+                      </Target>
+                    </Project>
+                    """);
+            }
+
+            File.WriteAllText(Path.Combine(root, "all.proj"), """
+                <Project><Target Name="Build"><MSBuild Projects="p1/x.proj;p2/x.proj" BuildInParallel="true" /></Target></Project>
+                """);
+            string elsewhere = Path.Combine(Scratch.Root, "mt", "cwd-" + side);
+            Directory.CreateDirectory(elsewhere);
+            (int exitCode, string output) = DotnetMSBuild(elsewhere, Path.Combine(root, "all.proj"), "-mt", "-m:2", "-v:d");
+            Assert.AreEqual(0, exitCode, $"dotnet msbuild -mt failed for side {side}:{Environment.NewLine}{output}");
+            trees[side] = tree.Snapshot().Where(line => !line.Contains(".proj | ", StringComparison.Ordinal)).ToList(); // the project files differ by design
+            logs[side] = output;
+        }
+
+        CollectionAssert.AreEqual(trees["A"], trees["B"],
+            $"-mt: the files differ.{Environment.NewLine}Stock:{Environment.NewLine}{string.Join(Environment.NewLine, trees["A"])}{Environment.NewLine}Ours:{Environment.NewLine}{string.Join(Environment.NewLine, trees["B"])}");
+        Assert.IsTrue(trees["B"].Any(l => l.StartsWith("{R}/p2/out3/src/sub/b.txt | file", StringComparison.Ordinal)), string.Join(Environment.NewLine, trees["B"]));
+        StringAssert.Contains(logs["B"], "in an external task host", "Ours is not multithreadable, so -mt must run it in a task host:" + Environment.NewLine + logs["B"]);
+    }
+
+    private static (int ExitCode, string Output) DotnetMSBuild(string workingDirectory, params string[] arguments)
+    {
+        var start = new ProcessStartInfo("dotnet") { WorkingDirectory = workingDirectory, RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
+        start.ArgumentList.Add("msbuild");
+        foreach (string argument in arguments.Concat(new[] { "-nologo", "-noAutoResponse", "-nodeReuse:false" }))
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        foreach (string name in new[] { "MSBuildExtensionsPath", "MSBuildSDKsPath", "MSBUILD_EXE_PATH" })
+        {
+            start.Environment.Remove(name);
+        }
+
+        start.Environment["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0";
+        start.Environment["MSBUILDTERMINALLOGGER"] = "off";
+        using Process process = Process.Start(start)!;
+        var error = process.StandardError.ReadToEndAsync();
+        string output = process.StandardOutput.ReadToEnd();
+        process.WaitForExit();
+        return (process.ExitCode, output + error.Result);
+    }
+}
