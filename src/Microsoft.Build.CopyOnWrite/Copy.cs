@@ -531,9 +531,9 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             File.SetAttributes(destinationPath, File.GetAttributes(destinationPath) & ~FileAttributes.ReadOnly);
         }
 
-        // The stock task never deletes a read-only destination, so its link call then meets an existing file and
-        // fails (EEXIST); any other destination is replaced by the link, even with MSBUILDCOPYWITHOUTDELETE=1.
-        bool stockKeepsDestination = destinationExists && IsReadOnly(destinationPath);
+        // The stock task deletes an existing destination before linking or copying, except a read-only one and
+        // with MSBUILDCOPYWITHOUTDELETE=1. Where it keeps it, its link call meets an existing file and fails (EEXIST).
+        bool stockKeepsDestination = destinationExists && (options.CopyWithoutDelete || IsReadOnly(destinationPath));
 
         LinkOutcome link = TryLink(sourcePath, destinationPath, stockKeepsDestination, options);
         if (link == LinkOutcome.Linked)
@@ -555,6 +555,13 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         if (existing.Exists && !destinationIsLink)
         {
             FileLinks.ThrowIfNotWritable(destinationPath, create: false);
+        }
+
+        // With MSBUILDCOPYWITHOUTDELETE=1 the stock task's File.Copy opens a destination that is the source itself
+        // (a hard link or symbolic link to it) and is refused as a sharing violation, retried like one.
+        if (options.CopyWithoutDelete && existing.Exists && FileLinks.AreSameFile(sourcePath, destinationPath))
+        {
+            throw FileLinks.SameFileInUse(destinationPath);
         }
         else if (Path.GetFileName(destinationPath).Length == 0)
         {

@@ -37,6 +37,41 @@ internal static class FileLinks
         }
     }
 
+    /// <summary>
+    /// Whether two paths reach one file (same device and inode, following symbolic links): a hard link or a
+    /// symbolic link to the source. Linux only (statx has one layout everywhere); elsewhere false.
+    /// </summary>
+    public static unsafe bool AreSameFile(string first, string second)
+    {
+        if (!RuntimeInformation.IsOSPlatform(OSPlatform.Linux))
+        {
+            return false;
+        }
+
+        byte* a = stackalloc byte[256];
+        byte* b = stackalloc byte[256];
+        try
+        {
+            const int AtFdCwd = -100;
+            const uint StatxBasicStats = 0x7FF;
+            if (statx(AtFdCwd, first, 0, StatxBasicStats, a) != 0 || statx(AtFdCwd, second, 0, StatxBasicStats, b) != 0)
+            {
+                return false;
+            }
+        }
+        catch (EntryPointNotFoundException)
+        {
+            return false; // a C library without statx
+        }
+
+        // struct statx: stx_ino (u64) at 32, stx_dev_major and stx_dev_minor (u32) at 136 and 140.
+        return *(ulong*)(a + 32) == *(ulong*)(b + 32) && *(ulong*)(a + 136) == *(ulong*)(b + 136);
+    }
+
+    /// <summary>What .NET's File.Copy throws when the destination is the source file itself (sharing violation).</summary>
+    public static IOException SameFileInUse(string destinationPath)
+        => new($"The process cannot access the file '{destinationPath}' because it is being used by another process.", unchecked((int)0x80070020));
+
     /// <summary>EEXIST: what link() and symlink() fail with when the new name is taken.</summary>
     public const int FileExistsErrno = 17;
 
@@ -119,6 +154,9 @@ internal static class FileLinks
 
     [DllImport("libc", SetLastError = true)]
     private static extern int symlink(string target, string linkPath);
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern unsafe int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
 
     [DllImport("kernel32.dll", CharSet = CharSet.Unicode, SetLastError = true)]
     private static extern bool CreateHardLinkW(string newFileName, string existingFileName, IntPtr securityAttributes);

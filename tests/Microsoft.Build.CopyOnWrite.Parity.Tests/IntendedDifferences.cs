@@ -141,9 +141,12 @@ public static class IntendedDifferences
             string? oursLine = Line(ours.Files, path);
             string? stockLine = Line(stock.Files, path);
             string? before = Line(ours.Before, path);
-            if (keepOursUntouched && before is not null && oursLine == before && stockLine is not null)
+            if (keepOursUntouched && before is not null && oursLine is not null && stockLine is not null
+                && LinkFacts.Replace(oursLine, string.Empty) == LinkFacts.Replace(before, string.Empty) && oursLine != stockLine
+                && !string.Equals(path, ours.IntendedPaths.Last(), StringComparison.Ordinal))
             {
-                // A name ours did not touch (and stock wrote through): it must be exactly as arranged in ours.
+                // A name ours did not touch (and stock wrote through): its content, mode and time must be exactly as
+                // arranged in ours (only its link count dropped, as the destination became a file of its own).
                 stock.Files[stock.Files.IndexOf(stockLine)] = oursLine;
                 continue;
             }

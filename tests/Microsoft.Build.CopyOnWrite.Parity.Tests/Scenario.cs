@@ -93,9 +93,9 @@ public sealed class Scenario
     public Scenario Env(string name, string value)
     {
         Environment[name] = value;
-        if (name == "MSBUILDCOPYTASKPARALLELISM")
+        if (name is "MSBUILDCOPYTASKPARALLELISM" or "MSBUILDCOPYWITHOUTDELETE" or "MSBUILDDISABLEFEATURESFROMVERSION")
         {
-            // The stock task reads this one once per process: only a fresh `dotnet msbuild` honours it.
+            // The stock task (or MSBuild under it) reads these once per process: only a fresh `dotnet msbuild` honours them.
             Mode = RunMode.ProjectFile;
         }
 
@@ -108,7 +108,7 @@ public sealed class Scenario
         return this;
     }
 
-    /// <summary>Paths ({R}/...) that the scenario's intended differences are about.</summary>
+    /// <summary>Paths ({R}/...) that the scenario's intended differences are about: other names of the file first, the destination last.</summary>
     public List<string> IntendedPaths { get; } = new();
 
     public IEnumerable<string> IntendedPathsOrDefault() => IntendedPaths;

@@ -339,8 +339,8 @@ public static partial class Scenarios
         yield return S("copy without delete over a symbolic link")
             .Arrange(t => t.File("src/a.txt", "new").File("cache/a.txt", "cached", time: Tree.OtherTime).Symlink("out/a.txt", "{R}/cache/a.txt"))
             .Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1").Shows(IntendedDifferences.NoWriteThroughSymlink, "{R}/cache/a.txt", "{R}/out/a.txt");
-        yield return S("copy without delete onto a hard link of the source").Arrange(t => t.File("src/a.txt").HardLink("out/a.txt", "src/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1");
-        yield return S("copy without delete onto a symlink to the source").Arrange(t => t.File("src/a.txt").Symlink("out/a.txt", "{R}/src/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1");
+        yield return S("copy without delete onto a hard link of the source").Arrange(t => t.File("src/a.txt").HardLink("out/a.txt", "src/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1").FastRetries();
+        yield return S("copy without delete onto a symlink to the source").Arrange(t => t.File("src/a.txt").Symlink("out/a.txt", "{R}/src/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1").FastRetries();
         yield return S("copy without delete with another value").Arrange(t => t.File("src/a.txt", "new").File("cache/a.txt", "cached", time: Tree.OtherTime).HardLink("out/a.txt", "cache/a.txt"))
             .Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "true");
         yield return S("copy without delete, read-only destination").Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", mode: 292, time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1");
@@ -401,6 +401,14 @@ public static partial class Scenarios
         yield return S("project: boolean parameters as strings", P).WithSource().Sources("{R}/src/a.txt").Folder("{R}/out").Set("SkipUnchangedFiles", new RawParameter("TRUE")).Set("UseHardlinksIfPossible", new RawParameter("on"));
         yield return S("project: escaped specials in DestinationFolder", P).WithSource().Sources("{R}/src/a.txt").Set("DestinationFolder", new RawParameter("{R}/o%3Bu%25t"));
         yield return S("project: unescaped semicolon splits DestinationFolder", P).EngineRejects().WithSource().Sources("{R}/src/a.txt").Set("DestinationFolder", new RawParameter("{R}/o;u"));
+        yield return S("project: access denied without change wave 18.7 is not retried", P)
+            .Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime).Immutable("out/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").FastRetries().Env("MSBUILDDISABLEFEATURESFROMVERSION", "18.7");
+        yield return S("project: access denied with MSBUILDALWAYSRETRY", P)
+            .Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime).Immutable("out/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").FastRetries(1).Env("MSBUILDALWAYSRETRY", "1");
+        yield return S("project: overwrite read-only by environment", P)
+            .Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", mode: 292, time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDALWAYSOVERWRITEREADONLYFILES", "1");
+        yield return S("project: single-threaded, several files into new folders", P)
+            .Arrange(t => t.File("src/a.txt").File("src/b.txt").File("src/c.txt")).Sources("{R}/src/a.txt", "{R}/src/b.txt", "{R}/src/c.txt").Destinations("{R}/o/x/a.txt", "{R}/o/b.txt", "{R}/o/x/y/c.txt").Env("MSBUILDCOPYTASKPARALLELISM", "1");
         yield return S("project: metadata with a semicolon", P).WithSource().Sources(I("{R}/src/a.txt", ("List", "a%3Bb"))).Folder("{R}/out");
     }
 }
