@@ -167,5 +167,5 @@ public sealed class BadInputProject
 /// <summary>What the stock task did with /dev/zero (onto a 16 MiB disk) and with a FIFO (given <see cref="FifoPatience"/>).</summary>
 public sealed record StockHazardRuns(BuildRun Zero, long ZeroBytesLeftBehind, BuildRun Fifo)
 {
-    public static readonly TimeSpan FifoPatience = TimeSpan.FromSeconds(8);
+    public static readonly TimeSpan FifoPatience = TimeSpan.FromSeconds(5);
 }
