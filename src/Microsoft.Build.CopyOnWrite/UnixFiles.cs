@@ -83,7 +83,7 @@ internal static unsafe class UnixFiles
         int fd = open(path, OpenReadOnly | OpenNonBlocking | OpenCloseOnExec);
         if (fd < 0)
         {
-            throw Cloning.UnixErrors.ToException(Marshal.GetLastPInvokeError(), path);
+            throw OpenFailed(Marshal.GetLastPInvokeError(), path);
         }
 
         var handle = new SafeFileHandle((IntPtr)fd, ownsHandle: true);
@@ -118,6 +118,14 @@ internal static unsafe class UnixFiles
 
         return handle;
     }
+
+    /// <summary>The exception File.OpenHandle throws for this errno, so retry warnings read as the stock task's do.</summary>
+    private static Exception OpenFailed(int errno, string path) => errno switch
+    {
+        2 when !Directory.Exists(Path.GetDirectoryName(path)) => new DirectoryNotFoundException($"Could not find a part of the path '{path}'."), // ENOENT
+        36 => new PathTooLongException($"The path '{path}' is too long, or a component of the specified path is too long."),             // ENAMETOOLONG
+        _ => Cloning.UnixErrors.ToException(errno, path),
+    };
 
     private static NotSupportedException NotARegularFile(string path, string kind)
         => new($"The source '{path}' is {kind}, not a regular file. The Copy task copies regular files (and /dev/null) only: reading {kind} may block forever or never end.");

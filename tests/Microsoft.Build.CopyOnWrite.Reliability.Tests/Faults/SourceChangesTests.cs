@@ -40,6 +40,29 @@ public sealed class SourceChangesTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
+    /// <summary>The retry warning carries the same text File.Copy (so the stock task) would give for the missing path.</summary>
+    [DataTestMethod]
+    [DataRow("ext4")]
+    [DataRow("xfs")]
+    public void A_source_whose_folder_is_deleted_before_copying_warns_with_the_text_File_Copy_gives_then_fails_with_MSB3030(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("vanishing-folder");
+        string source = TestFiles.Write(Path.Combine(folder, "in"), "source.bin", Size);
+        string destination = TestFiles.Write(folder, "app.bin", 1000);
+        FileSnapshot before = FileSnapshot.Of(destination);
+        var engine = new SabotagingEngine(path => Directory.Delete(Path.GetDirectoryName(path)!, recursive: true));
+
+        CopyRun run = OurCopy.Run(new CopyRequest { Sources = [source], Destinations = [destination], Retries = 1, Engine = engine });
+
+        string fileCopySays = Assert.ThrowsException<DirectoryNotFoundException>(() => File.Copy(source, Path.Combine(folder, "probe.bin"))).Message;
+        Assert.IsFalse(run.Succeeded);
+        CollectionAssert.AreEqual(new[] { "MSB3030" }, run.ErrorCodes.ToArray(), run.ToString());
+        CollectionAssert.AreEqual(new[] { "MSB3026" }, run.WarningCodes.ToArray(), run.ToString());
+        StringAssert.Contains(run.Log, fileCopySays);
+        before.AssertUnchanged(destination, "the old destination");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
     [DataTestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
