@@ -662,7 +662,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
     /// <summary>Makes the link under a temporary name and renames it over the destination; returns the failure text or null.</summary>
     private static string? TryCreateLinkAtomically(string destinationPath, Action<string> createLinkAt)
     {
-        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        string temporaryPath = TemporaryPaths.Beside(destinationPath); // fits 255 bytes even for long multi-byte names
         try
         {
             createLinkAt(temporaryPath);

@@ -28,7 +28,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
-        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        string temporaryPath = TemporaryPaths.Beside(destinationPath); // fits 255 bytes even for long multi-byte names
         try
         {
             CloneResult result;

@@ -36,6 +36,7 @@ public sealed class BadInputProject
         ("a source that is a folder", """<Copy SourceFiles="$(Folder)" DestinationFiles="$(Out)/from-folder.txt" />""", true),
         ("a dangling symlink source", """<Copy SourceFiles="$(In)/dangling" DestinationFiles="$(Out)/from-dangling.txt" />""", true),
         ("a symlink loop source", """<Copy SourceFiles="$(In)/loop-a" DestinationFiles="$(Out)/from-loop.txt" />""", true),
+        ("a 244-byte destination name of 80 three-byte characters", """<Copy SourceFiles="$(Src)" DestinationFiles="$(Out)/$(WideName).dll" />""", true),
         ("/dev/null", """<Copy SourceFiles="/dev/null" DestinationFiles="$(Out)/from-null.txt" />""", true),
         ("a socket", """<Copy SourceFiles="$(In)/socket" DestinationFiles="$(Out)/from-socket.txt" />""", true),
         ("/dev/zero", """<Copy SourceFiles="/dev/zero" DestinationFiles="$(Small)/from-zero-$(Kind).bin" />""", false),
@@ -79,6 +80,9 @@ public sealed class BadInputProject
     }
 
     public static readonly Lazy<LoopFileSystem> SmallFileSystem = new(() => LoopFileSystems.RequireNew("ext4", 16));
+
+    /// <summary>80 characters, 240 bytes of UTF-8: with ".dll", a valid name of 244 bytes (the limit is 255).</summary>
+    public static readonly string WideName = new('漢', 80);
 
     public string Kind { get; }
 
@@ -147,6 +151,7 @@ public sealed class BadInputProject
             $"    <ExistingFile>{ExistingFile}</ExistingFile>",
             $"    <Small>{Small}</Small>",
             $"    <LongName>{longName}</LongName>",
+            $"    <WideName>{WideName}</WideName>",
             $"    <DeepPath>{deepPath}</DeepPath>",
             "  </PropertyGroup>",
             "  <Target Name=\"Build\">",

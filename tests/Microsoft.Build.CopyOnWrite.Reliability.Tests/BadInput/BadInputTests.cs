@@ -35,6 +35,7 @@ public sealed class BadInputTests
         ["a source that is a folder"] = ["error MSB3025"],
         ["a dangling symlink source"] = ["warning MSB3026", "error MSB3027", "error MSB3021"],
         ["a symlink loop source"] = ["warning MSB3026", "error MSB3027", "error MSB3021"],
+        ["a 244-byte destination name of 80 three-byte characters"] = [],
         ["/dev/null"] = [],
         ["a socket"] = ["error MSB3030"],
     };
@@ -85,7 +86,9 @@ public sealed class BadInputTests
         // Both runs wrote into the same folder; a file either wrote would be here. The stock ran second
         // and overwrote the same names, so compare against what both must have produced.
         string[] names = Directory.GetFileSystemEntries(project.Out).Select(Path.GetFileName).OrderBy(n => n, StringComparer.Ordinal).ToArray()!;
-        CollectionAssert.AreEqual(new[] { "canary.txt", "from-null.txt", "tab\tnewline\nbell\a.txt" }, names, string.Join(", ", names));
+        string wide = BadInputProject.WideName + ".dll";
+        CollectionAssert.AreEqual(new[] { "canary.txt", "from-null.txt", "tab\tnewline\nbell\a.txt", wide }, names, string.Join(", ", names));
+        Assert.IsTrue(TestFiles.SameBytes(project.Source, Path.Combine(project.Out, wide)));
         Assert.AreEqual(0, new FileInfo(Path.Combine(project.Out, "from-null.txt")).Length, "/dev/null copies as an empty file");
         Assert.IsTrue(TestFiles.SameBytes(project.Source, Path.Combine(project.Out, "tab\tnewline\nbell\a.txt")));
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(Path.GetDirectoryName(project.Out)!));

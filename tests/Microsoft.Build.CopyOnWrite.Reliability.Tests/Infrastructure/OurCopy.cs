@@ -24,6 +24,10 @@ public sealed class CopyRequest
 
     public int RetryDelayMilliseconds { get; init; }
 
+    public bool UseHardlinksIfPossible { get; init; }
+
+    public bool UseSymboliclinksIfPossible { get; init; }
+
     /// <summary>Null: the process-wide engine every Copy in an MSBuild node shares.</summary>
     internal ICloneEngine? Engine { get; init; }
 
@@ -91,6 +95,8 @@ public static class OurCopy
             DestinationFolder = request.DestinationFolder is null ? null : new TaskItem(request.DestinationFolder),
             Retries = request.Retries,
             RetryDelayMilliseconds = request.RetryDelayMilliseconds,
+            UseHardlinksIfPossible = request.UseHardlinksIfPossible,
+            UseSymboliclinksIfPossible = request.UseSymboliclinksIfPossible,
         };
 
         var running = new RunningCopy(task.Cancel, () => engine.Warnings.Count);
@@ -131,6 +137,8 @@ public static class StockCopy
             ["SourceFiles"] = request.Sources.Select(path => new TestKit.Parity.ParityItem(path)).ToArray(),
             ["Retries"] = request.Retries,
             ["RetryDelayMilliseconds"] = request.RetryDelayMilliseconds,
+            ["UseHardlinksIfPossible"] = request.UseHardlinksIfPossible,
+            ["UseSymboliclinksIfPossible"] = request.UseSymboliclinksIfPossible,
         };
         if (request.Destinations is not null)
         {
