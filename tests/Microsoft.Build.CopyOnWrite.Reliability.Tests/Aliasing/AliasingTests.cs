@@ -198,6 +198,26 @@ public sealed class AliasingTests
     [DataTestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
+    public void A_destination_that_is_a_dangling_symlink_is_replaced_by_a_file_and_nothing_appears_at_its_target(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("dangling");
+        string source = TestFiles.Write(folder, "source.bin", Size);
+        string target = Path.Combine(folder, "elsewhere", "not-there.bin");
+        string destination = Path.Combine(folder, "destination.bin");
+        File.CreateSymbolicLink(destination, target);
+
+        CopyRun run = OurCopy.File(source, destination);
+
+        Assert.IsTrue(run.Succeeded, run.ToString());
+        Assert.AreEqual("regular file", FileSnapshot.Of(destination).Type);
+        Assert.IsTrue(TestFiles.SameBytes(source, destination));
+        Assert.IsFalse(Directory.Exists(Path.GetDirectoryName(target)), "the copy followed the link to its target");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    [DataTestMethod]
+    [DataRow("ext4")]
+    [DataRow("xfs")]
     [DataRow("btrfs")]
     public void A_source_that_is_a_symlink_is_copied_as_its_targets_content_and_the_link_and_target_are_untouched(string kind)
     {
