@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Benchmarks: the clone engine against File.Copy and a byte copy (XFS with reflink, btrfs, ext4), and our Copy
+# task against MSBuild's own (XFS, ext4). Makes its own loop-mounted file systems (sparse images under
+# /var/tmp), so it must run as root; unmounts and deletes them at the end, also on failure or Ctrl+C.
+# Writes the report to docs/benchmarks.md (or --out FILE) and prints it. Commits nothing.
+#
+#   sudo ./build/benchmark.sh                 # the full run (about 25-35 minutes on a small machine)
+#   sudo ./build/benchmark.sh --smoke --out /tmp/smoke.md   # a quick check of the harness; numbers not for quoting
+#   sudo ./build/benchmark.sh --only engine   # or --only task
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+project="$repo/tests/Microsoft.Build.CopyOnWrite.Benchmarks/Microsoft.Build.CopyOnWrite.Benchmarks.csproj"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
+
+if [[ $EUID -ne 0 ]]; then
+  echo "benchmark.sh: run as root: it makes and mounts loop file systems (XFS, btrfs, ext4)." >&2
+  exit 1
+fi
+for tool in mkfs.xfs mkfs.btrfs mkfs.ext4 filefrag fstrim; do
+  command -v "$tool" >/dev/null || { echo "benchmark.sh: $tool is missing (xfsprogs, btrfs-progs, e2fsprogs, util-linux)." >&2; exit 1; }
+done
+
+# 50 byte copies of 256 MiB need 12.5 GiB plus the source and file system overhead; the images are sparse,
+# so only what is written takes host disk space, and fstrim gives it back after each benchmark case.
+image_gib="${COW_BENCH_IMAGE_GIB:-20}"
+work="/var/tmp/cow-bench-$$"
+mounted=()
+
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  for mountpoint in "${mounted[@]}"; do
+    umount "$mountpoint" 2>/dev/null || umount -l "$mountpoint" 2>/dev/null || echo "benchmark.sh: could not unmount $mountpoint" >&2
+  done
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir -p "$work"
+make_fs() { # kind mkfs-command...
+  local kind="$1"; shift
+  local image="$work/$kind.img" mountpoint="$work/$kind"
+  truncate -s "${image_gib}G" "$image"
+  "$@" "$image" >/dev/null
+  mkdir -p "$mountpoint"
+  mounted+=("$mountpoint")
+  mount -o loop "$image" "$mountpoint"
+}
+make_fs xfs mkfs.xfs -q -f -m reflink=1
+make_fs btrfs mkfs.btrfs -q -f
+make_fs ext4 mkfs.ext4 -q -F
+export COW_BENCH_XFS="$work/xfs" COW_BENCH_BTRFS="$work/btrfs" COW_BENCH_EXT4="$work/ext4"
+
+dotnet build "$project" -c Release -nologo -v:q
+cd "$repo" # global.json here picks the SDK whose MSBuild (and stock Copy task) the Locator loads
+SECONDS=0
+status=0
+dotnet "$repo/tests/Microsoft.Build.CopyOnWrite.Benchmarks/bin/Release/net10.0/Microsoft.Build.CopyOnWrite.Benchmarks.dll" \
+  --out "$repo/docs/benchmarks.md" --artifacts "$repo/artifacts/benchmarks" "$@" || status=$?
+echo "benchmark.sh: benchmarks ran for $((SECONDS / 60)) min $((SECONDS % 60)) s (exit code $status)."
+exit "$status"

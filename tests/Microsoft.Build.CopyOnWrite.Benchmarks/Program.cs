@@ -1,0 +1,149 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using BenchmarkDotNet.Columns;
+using BenchmarkDotNet.Configs;
+using BenchmarkDotNet.Engines;
+using BenchmarkDotNet.Exporters;
+using BenchmarkDotNet.Jobs;
+using BenchmarkDotNet.Loggers;
+using BenchmarkDotNet.Reports;
+using BenchmarkDotNet.Running;
+using BenchmarkDotNet.Toolchains.InProcess.Emit;
+using Microsoft.Build.Locator;
+using Perfolizer.Horology;
+
+[assembly: System.Runtime.Versioning.SupportedOSPlatform("linux")]
+
+namespace Microsoft.Build.CopyOnWrite.Benchmarks;
+
+/// <summary>
+/// Usage (as root, through build/benchmark.sh, which makes the file systems and sets COW_BENCH_XFS/BTRFS/EXT4):
+///   Microsoft.Build.CopyOnWrite.Benchmarks [--out FILE] [--artifacts FOLDER] [--only engine|task] [--smoke]
+/// </summary>
+internal static class Program
+{
+    private static int Main(string[] args)
+    {
+        // Before any MSBuild type is touched: MSBuild (and the stock Copy task) come from the installed SDK.
+        MSBuildLocator.RegisterDefaults();
+        return Run(args);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int Run(string[] args)
+    {
+        string? output = null;
+        string artifacts = Path.GetFullPath("BenchmarkDotNet.Artifacts");
+        string only = "all";
+        for (int i = 0; i < args.Length; i++)
+        {
+            switch (args[i])
+            {
+                case "--out" when i + 1 < args.Length: output = Path.GetFullPath(args[++i]); break;
+                case "--artifacts" when i + 1 < args.Length: artifacts = Path.GetFullPath(args[++i]); break;
+                case "--only" when i + 1 < args.Length && args[i + 1] is "engine" or "task": only = args[++i]; break;
+                case "--smoke": Settings.Smoke = true; break;
+                default:
+                    Console.Error.WriteLine($"Unknown argument {args[i]}. Usage: [--out FILE] [--artifacts FOLDER] [--only engine|task] [--smoke]");
+                    return 2;
+            }
+        }
+
+        var mountPoints = new[] { "xfs", "btrfs", "ext4" }.Where(Settings.Has).ToDictionary(k => k, Settings.MountPoint);
+        if (mountPoints.Count == 0)
+        {
+            Console.Error.WriteLine("No file system to run on: set COW_BENCH_XFS, COW_BENCH_BTRFS, COW_BENCH_EXT4 (build/benchmark.sh does).");
+            return 2;
+        }
+
+        DateTime started = DateTime.UtcNow;
+        string loadAtStart = Machine.LoadAverages();
+        IReadOnlyList<string> busiest = Machine.BusiestProcesses(6);
+        int otherDotnetAtStart = Machine.OtherDotnetProcesses();
+        double diskSpeed = Machine.HostDiskWriteMiBPerSecond("/var/tmp");
+        IReadOnlyList<Probe.Finding> probes = Probe.Run(mountPoints.Keys);
+
+        int warmups = Settings.Smoke ? 0 : 1;
+        int iterations = Settings.Smoke ? 3 : 5;
+        Job job = Job.Default
+            .WithToolchain(new InProcessEmitToolchain(TimeSpan.FromHours(3), logOutput: true))
+            .WithStrategy(RunStrategy.Throughput)
+            .WithLaunchCount(1)
+            .WithWarmupCount(warmups)
+            .WithIterationCount(iterations)
+            .WithInvocationCount(1)
+            .WithUnrollFactor(1)
+            .WithEvaluateOverhead(false)
+            .WithOutlierMode(Perfolizer.Mathematics.OutlierDetection.OutlierMode.DontRemove)
+            .WithId("cow");
+        IConfig config = ManualConfig.CreateEmpty()
+            .AddJob(job)
+            .AddColumnProvider(DefaultColumnProviders.Instance)
+            .AddColumn(StatisticColumn.Median, StatisticColumn.Min, StatisticColumn.Max)
+            .AddLogger(ConsoleLogger.Default)
+            .AddExporter(MarkdownExporter.GitHub)
+            .WithSummaryStyle(SummaryStyle.Default.WithTimeUnit(TimeUnit.Millisecond))
+            .WithArtifactsPath(artifacts)
+            .WithOptions(ConfigOptions.DisableLogFile);
+
+        Summary? engine = only is "all" or "engine" ? BenchmarkRunner.Run<EngineBenchmarks>(config) : null;
+        Summary? task = only is "all" or "task" && (mountPoints.ContainsKey("xfs") || mountPoints.ContainsKey("ext4"))
+            ? BenchmarkRunner.Run<CopyTaskBenchmarks>(config)
+            : null;
+
+        Assembly stockAssembly = typeof(Microsoft.Build.Tasks.Copy).Assembly;
+        var facts = new RunFacts
+        {
+            Started = started,
+            Finished = DateTime.UtcNow,
+            JobDescription = $"launch 1, warmup {warmups}, iterations {iterations}, invocation count 1, unroll factor 1, overhead not evaluated, "
+                + "no outlier removed (each case also runs once untimed first: BenchmarkDotNet's jitting stage)",
+            Machine = Machine.Describe(mountPoints),
+            LoadAtStart = loadAtStart,
+            LoadAtEnd = Machine.LoadAverages(),
+            BusiestAtStart = busiest,
+            OtherDotnetAtStart = otherDotnetAtStart,
+            OtherDotnetAtEnd = Machine.OtherDotnetProcesses(),
+            HostDiskMiBPerSecond = diskSpeed,
+            BenchmarkDotNetVersion = typeof(BenchmarkRunner).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion.Split('+')[0] ?? "?",
+            StockTask = $"Microsoft.Build.Tasks.Copy from {stockAssembly.Location} (MSBuild {FileVersionInfo.GetVersionInfo(stockAssembly.Location).ProductVersion?.Split('+')[0]})",
+            Probes = probes,
+            Smoke = Settings.Smoke,
+            Code = DescribeCode(),
+        };
+
+        string markdown = Report.Build(engine, task, facts);
+        Console.WriteLine();
+        Console.WriteLine(markdown);
+        if (output is not null)
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(output)!);
+            File.WriteAllText(output, markdown);
+            Console.WriteLine($"Written to {output}");
+        }
+
+        bool allMeasured = new[] { engine, task }.OfType<Summary>().All(s => !s.HasCriticalValidationErrors && s.Reports.All(r => r.ResultStatistics is not null));
+        return allMeasured ? 0 : 1;
+    }
+
+    /// <summary>The commit the task assembly was built from, and the src/ files that differed from it.</summary>
+    private static string DescribeCode()
+    {
+        string? head = Native.Run("git", "log", "-1", "--format=%h %s")?.Trim();
+        if (string.IsNullOrEmpty(head) || head.StartsWith("fatal", StringComparison.Ordinal))
+        {
+            return "unknown (not run from the git repository)";
+        }
+
+        string[] changed = (Native.Run("git", "status", "--porcelain", "--", "src") ?? string.Empty)
+            .Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        return changed.Length == 0
+            ? $"commit `{head}`, src/ unchanged"
+            : $"commit `{head}` plus uncommitted changes in src/ at the time of the run (work in progress in a shared checkout): {string.Join(", ", changed.Select(c => $"`{c}`"))}";
+    }
+}

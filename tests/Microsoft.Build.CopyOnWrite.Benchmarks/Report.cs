@@ -1,0 +1,334 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Text;
+using BenchmarkDotNet.Reports;
+
+namespace Microsoft.Build.CopyOnWrite.Benchmarks;
+
+/// <summary>One benchmark case's statistics, in milliseconds per measurement (BenchmarkDotNet's numbers).</summary>
+internal sealed record Cell(double Median, double StdDev, double Error, IReadOnlyList<double> Values)
+{
+    private const double NanosecondsPerMillisecond = 1_000_000;
+
+    public static Cell? From(BenchmarkReport report)
+        => report.ResultStatistics is { } s
+            ? new Cell(
+                s.Median / NanosecondsPerMillisecond,
+                s.StandardDeviation / NanosecondsPerMillisecond,
+                s.ConfidenceInterval.Margin / NanosecondsPerMillisecond,
+                s.OriginalValues.Select(v => v / NanosecondsPerMillisecond).ToList())
+            : null;
+}
+
+/// <summary>Everything the Markdown report says besides the measurements.</summary>
+internal sealed class RunFacts
+{
+    public required DateTime Started { get; init; }
+
+    public required DateTime Finished { get; init; }
+
+    public required string JobDescription { get; init; }
+
+    public required IReadOnlyList<string> Machine { get; init; }
+
+    public required string LoadAtStart { get; init; }
+
+    public required string LoadAtEnd { get; init; }
+
+    public required IReadOnlyList<string> BusiestAtStart { get; init; }
+
+    public required int OtherDotnetAtStart { get; init; }
+
+    public required int OtherDotnetAtEnd { get; init; }
+
+    public required double HostDiskMiBPerSecond { get; init; }
+
+    public required string BenchmarkDotNetVersion { get; init; }
+
+    public required string StockTask { get; init; }
+
+    public required IReadOnlyList<Probe.Finding> Probes { get; init; }
+
+    public required bool Smoke { get; init; }
+
+    /// <summary>Which source was measured: the commit, and whether src/ had uncommitted changes.</summary>
+    public required string Code { get; init; }
+}
+
+/// <summary>Builds docs/benchmarks.md from the two BenchmarkDotNet summaries.</summary>
+internal static class Report
+{
+    private static readonly string[] EngineFileSystems = ["xfs", "btrfs", "ext4"];
+    private static readonly string[] TaskFileSystems = ["xfs", "ext4"];
+
+    private static readonly Dictionary<string, string> FileSystemTitles = new()
+    {
+        ["xfs"] = "XFS (mkfs.xfs -m reflink=1)",
+        ["btrfs"] = "btrfs",
+        ["ext4"] = "ext4 (cannot clone)",
+    };
+
+    public static string Build(Summary? engine, Summary? task, RunFacts facts)
+    {
+        var md = new StringBuilder();
+        md.AppendLine("# Benchmarks");
+        md.AppendLine();
+        md.AppendLine($"Made by `build/benchmark.sh` on {facts.Started:yyyy-MM-dd} ({facts.Started:HH:mm}-{facts.Finished:HH:mm} UTC, "
+            + $"{(facts.Finished - facts.Started).TotalMinutes:0} minutes), with BenchmarkDotNet {facts.BenchmarkDotNetVersion}. "
+            + "Numbers are medians of BenchmarkDotNet's measured iterations; \"sd\" is their standard deviation and "
+            + "\"noise\" is BenchmarkDotNet's Error (half the 99.9% confidence interval of the mean).");
+        if (facts.Smoke)
+        {
+            md.AppendLine();
+            md.AppendLine("**SMOKE RUN (`--smoke`): few sizes and iterations, to check the harness. Do not quote these numbers.**");
+        }
+
+        md.AppendLine();
+        AppendMachine(md, facts);
+        if (engine is not null)
+        {
+            AppendEngine(md, engine, facts);
+        }
+
+        if (task is not null)
+        {
+            AppendTask(md, task);
+        }
+
+        AppendRaw(md, engine, task);
+        return md.ToString();
+    }
+
+    private static void AppendMachine(StringBuilder md, RunFacts facts)
+    {
+        md.AppendLine("## Machine");
+        md.AppendLine();
+        foreach (string line in facts.Machine)
+        {
+            md.AppendLine($"- {line}");
+        }
+
+        md.AppendLine($"- Host disk, sequential write of 1 GiB + fsync at the start: {facts.HostDiskMiBPerSecond:0} MiB/s.");
+        md.AppendLine($"- Loop file systems: sparse image files under /var/tmp, made and mounted (`mount -o loop`) by the script, unmounted at the end.");
+        md.AppendLine($"- Stock task: {facts.StockTask}.");
+        md.AppendLine($"- Code measured: {facts.Code}.");
+        md.AppendLine($"- BenchmarkDotNet {facts.BenchmarkDotNetVersion}, in-process toolchain; job: {facts.JobDescription}.");
+        md.AppendLine($"- **The machine was shared**: other engineers' builds and tests ran during the run. Load average (1, 5, 15 min) "
+            + $"at the start `{facts.LoadAtStart}`, at the end `{facts.LoadAtEnd}`"
+            + (Machine.LoadRange is { } load ? $"; 1-minute load at the start of each of the {load.Count} benchmark cases: {load.Min:0.0} to {load.Max:0.0}, on {Environment.ProcessorCount} cores" : string.Empty)
+            + $". Other dotnet/MSBuild/compiler processes alive: {facts.OtherDotnetAtStart} at the start, {facts.OtherDotnetAtEnd} at the end. "
+            + "Absolute times are therefore pessimistic and noisy; the ratios compare methods measured side by side in the same run.");
+        if (facts.BusiestAtStart.Count > 0)
+        {
+            md.AppendLine($"- Busiest processes at the start (ps: %CPU over each process's life, elapsed, name): {string.Join("; ", facts.BusiestAtStart.Select(p => $"`{p}`"))}.");
+        }
+
+        md.AppendLine();
+    }
+
+    private static void AppendEngine(StringBuilder md, Summary summary, RunFacts facts)
+    {
+        Dictionary<(string Fs, long Size, string Method), Cell?> cells = summary.Reports.ToDictionary(
+            r => ((string)r.BenchmarkCase.Parameters["FileSystem"], (long)r.BenchmarkCase.Parameters["Size"], r.BenchmarkCase.Descriptor.WorkloadMethod.Name),
+            Cell.From);
+        md.AppendLine("## 1. Clone engine vs File.Copy vs byte copy");
+        md.AppendLine();
+        md.AppendLine($"One measurement: one source file put at {EngineBenchmarks.Copies} distinct destinations in the same folder, by");
+        md.AppendLine("- **engine**: our `LinuxCloneEngine.CloneOrCopy` (ioctl FICLONE into a temporary file beside the destination, "
+            + "sendfile when it cannot clone, File.Copy's metadata, then rename over the destination),");
+        md.AppendLine("- **File.Copy**: `System.IO.File.Copy(source, destination, overwrite: true)`,");
+        md.AppendLine("- **byte copy**: FileStream read/write through a 1 MiB buffer (FileStream's own buffer off), never clones.");
+        md.AppendLine();
+        md.AppendLine($"Times are **milliseconds per {EngineBenchmarks.Copies} files** (median, sd). Before each measurement, outside it, the destinations are deleted "
+            + "and the file system is flushed (syncfs), so no measurement pays for writeback left by the one before; nothing is flushed inside a "
+            + "measurement, as in a build. The source is the same random-content file for all three methods.");
+        md.AppendLine();
+        md.AppendLine("**Note: .NET's File.Copy itself tries FICLONE on Linux (since .NET 7), so on XFS and btrfs File.Copy also clones**; "
+            + "the \"File.Copy / engine\" column compares two clones there, and two byte copies on ext4. What each method did, checked before the run "
+            + "on a 1 MiB file with filefrag (does the destination share extents with the source):");
+        md.AppendLine();
+        md.AppendLine("| file system | engine said | engine's copy shares extents | File.Copy's copy shares extents | byte copy's copy shares extents |");
+        md.AppendLine("|---|---|---|---|---|");
+        foreach (Probe.Finding probe in facts.Probes)
+        {
+            md.AppendLine($"| {probe.FileSystem} | {probe.EngineSaid} | {YesNo(probe.EngineShares)} | {YesNo(probe.FileCopyShares)} | {YesNo(probe.ByteCopyShares)} |");
+        }
+
+        md.AppendLine();
+        var slower = new List<string>();
+        var slowerBySd = new List<string>();
+        var bar16 = new List<string>();
+        bool bar16Met = true;
+        foreach (string fs in EngineFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f)))
+        {
+            md.AppendLine($"### {FileSystemTitles[fs]}");
+            md.AppendLine();
+            md.AppendLine("| size | engine (ms / 50) | File.Copy (ms / 50) | byte copy (ms / 50) | byte copy / engine | File.Copy / engine | engine − File.Copy (ms) | noise (ms) | engine slower than File.Copy beyond noise? |");
+            md.AppendLine("|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+            foreach (long size in cells.Keys.Where(k => k.Fs == fs).Select(k => k.Size).Distinct().OrderBy(s => s))
+            {
+                Cell? e = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.Engine)));
+                Cell? f = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.FileCopy)));
+                Cell? b = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.ByteCopy)));
+                string verdict = "n/a";
+                string difference = "n/a";
+                string noise = "n/a";
+                if (e is not null && f is not null)
+                {
+                    double diff = e.Median - f.Median;
+                    double err = Math.Max(e.Error, f.Error);
+                    difference = Signed(diff);
+                    noise = Ms(err);
+                    verdict = diff > err ? "**yes**" : "no";
+                    if (diff > err)
+                    {
+                        slower.Add($"{fs} {Settings.FormatSize(size)} (+{Ms(diff)} ms, noise {Ms(err)} ms)");
+                    }
+
+                    if (diff > Math.Max(e.StdDev, f.StdDev))
+                    {
+                        slowerBySd.Add($"{fs} {Settings.FormatSize(size)} (+{Ms(diff)} ms, larger sd {Ms(Math.Max(e.StdDev, f.StdDev))} ms)");
+                    }
+                }
+
+                if (size == 16 * Settings.MiB && fs is "xfs" or "btrfs")
+                {
+                    double? ratio = Ratio(b, e);
+                    bar16.Add($"{fs}: byte copy / engine = {RatioText(ratio)} (byte copy {Median(b)} ms, engine {Median(e)} ms per 50)");
+                    bar16Met &= ratio >= 30;
+                }
+
+                md.AppendLine($"| {Settings.FormatSize(size)} | {Both(e)} | {Both(f)} | {Both(b)} | {RatioText(Ratio(b, e))} | {RatioText(Ratio(f, e))} | {difference} | {noise} | {verdict} |");
+            }
+
+            md.AppendLine();
+        }
+
+        md.AppendLine("### Bars");
+        md.AppendLine();
+        if (bar16.Count > 0)
+        {
+            md.AppendLine($"- At 16 MiB on XFS and btrfs the clone is at least 30x faster than the byte copy: **{(bar16Met ? "met" : "NOT met")}**. {string.Join("; ", bar16)}.");
+        }
+
+        md.AppendLine(slower.Count == 0
+            ? "- At no size is the engine slower than File.Copy by more than the noise (noise: the larger of the two methods' BenchmarkDotNet Error): **met**."
+            : $"- At no size is the engine slower than File.Copy by more than the noise (noise: the larger of the two methods' BenchmarkDotNet Error): **NOT met** at {string.Join("; ", slower)}.");
+        md.AppendLine(slowerBySd.Count == 0
+            ? "- Stricter reading (noise = the larger of the two standard deviations): the engine is nowhere slower than File.Copy beyond it."
+            : $"- Stricter reading (noise = the larger of the two standard deviations): the engine is slower than File.Copy beyond it at {string.Join("; ", slowerBySd)}.");
+        md.AppendLine();
+    }
+
+    private static void AppendTask(StringBuilder md, Summary summary)
+    {
+        Dictionary<(string Fs, string Set, string Method), Cell?> cells = summary.Reports.ToDictionary(
+            r => ((string)r.BenchmarkCase.Parameters["FileSystem"], (string)r.BenchmarkCase.Parameters["Set"], r.BenchmarkCase.Descriptor.WorkloadMethod.Name),
+            Cell.From);
+        md.AppendLine("## 2. Our Copy task vs MSBuild's Copy task");
+        md.AppendLine();
+        md.AppendLine("Both tasks run in this process through the task object model (an IBuildEngine that drops messages), on the same source files, "
+            + "into an empty destination folder each time (`DestinationFolder`, `SkipUnchangedFiles=false`, every other parameter at its default, "
+            + "so both copy in parallel). Before each measurement, outside it, the destination folder is deleted and recreated and the file "
+            + "system flushed. Times are **milliseconds per task execution** (median, sd). \"stock / ours\" above 1 means ours is faster. "
+            + "On XFS the stock task's File.Copy clones too (see the note in section 1).");
+        md.AppendLine();
+        md.AppendLine("| file system | files | stock Copy (ms) | our Copy (ms) | stock / ours | ours − stock (ms) | noise (ms) | ours slower beyond noise? | what our task said |");
+        md.AppendLine("|---|---|---:|---:|---:|---:|---:|---|---|");
+        var slower = new List<string>();
+        var slowerBySd = new List<string>();
+        foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f)))
+        {
+            foreach (string set in CopyTaskBenchmarks.Sets.Keys.Where(s => cells.ContainsKey((fs, s, nameof(CopyTaskBenchmarks.Ours)))))
+            {
+                Cell? stock = cells.GetValueOrDefault((fs, set, nameof(CopyTaskBenchmarks.Stock)));
+                Cell? ours = cells.GetValueOrDefault((fs, set, nameof(CopyTaskBenchmarks.Ours)));
+                string verdict = "n/a";
+                string difference = "n/a";
+                string noise = "n/a";
+                if (stock is not null && ours is not null)
+                {
+                    double diff = ours.Median - stock.Median;
+                    double err = Math.Max(stock.Error, ours.Error);
+                    difference = Signed(diff);
+                    noise = Ms(err);
+                    verdict = diff > err ? "**yes**" : "no";
+                    if (diff > err)
+                    {
+                        slower.Add($"{fs} {CopyTaskBenchmarks.Describe(set)} (+{Ms(diff)} ms, noise {Ms(err)} ms)");
+                    }
+
+                    if (diff > Math.Max(stock.StdDev, ours.StdDev))
+                    {
+                        slowerBySd.Add($"{fs} {CopyTaskBenchmarks.Describe(set)} (+{Ms(diff)} ms, larger sd {Ms(Math.Max(stock.StdDev, ours.StdDev))} ms)");
+                    }
+                }
+
+                string said = CopyTaskBenchmarks.OurSummaries.TryGetValue($"{fs}|{set}", out string? s) ? s.Replace("|", "\\|") : "(no summary line)";
+                md.AppendLine($"| {fs} | {CopyTaskBenchmarks.Describe(set)} | {Both(stock)} | {Both(ours)} | {RatioText(Ratio(stock, ours))} | {difference} | {noise} | {verdict} | {said} |");
+            }
+        }
+
+        md.AppendLine();
+        md.AppendLine("### Bar");
+        md.AppendLine();
+        md.AppendLine(slower.Count == 0
+            ? "- Parallel copying at least as fast as the stock task (thousands of small files, a few large ones, a mix; XFS and ext4), i.e. ours nowhere slower than the stock task beyond the noise: **met**."
+            : $"- Parallel copying at least as fast as the stock task (thousands of small files, a few large ones, a mix; XFS and ext4): **NOT met** at {string.Join("; ", slower)}.");
+        md.AppendLine(slowerBySd.Count == 0
+            ? "- Stricter reading (noise = the larger of the two standard deviations): ours is nowhere slower than the stock task beyond it."
+            : $"- Stricter reading (noise = the larger of the two standard deviations): ours is slower than the stock task beyond it at {string.Join("; ", slowerBySd)}.");
+        md.AppendLine();
+    }
+
+    private static void AppendRaw(StringBuilder md, Summary? engine, Summary? task)
+    {
+        md.AppendLine("## Raw measurements");
+        md.AppendLine();
+        md.AppendLine("<details><summary>Every measured iteration, in ms (BenchmarkDotNet, no outlier removed)</summary>");
+        md.AppendLine();
+        md.AppendLine("| benchmark | parameters | iterations (ms) |");
+        md.AppendLine("|---|---|---|");
+        foreach (Summary summary in new[] { engine, task }.OfType<Summary>())
+        {
+            foreach (BenchmarkReport report in summary.Reports)
+            {
+                string parameters = string.Join(", ", report.BenchmarkCase.Parameters.Items.Select(p => $"{p.Name}={(p.Value is long l ? Settings.FormatSize(l) : p.Value)}"));
+                Cell? cell = Cell.From(report);
+                string values = cell is null ? "failed" : string.Join(", ", cell.Values.Select(Ms));
+                md.AppendLine($"| {report.BenchmarkCase.Descriptor.WorkloadMethodDisplayInfo} | {parameters} | {values} |");
+            }
+        }
+
+        md.AppendLine();
+        md.AppendLine("</details>");
+    }
+
+    private static double? Ratio(Cell? numerator, Cell? denominator)
+        => numerator is null || denominator is null || denominator.Median <= 0 ? null : numerator.Median / denominator.Median;
+
+    private static string RatioText(double? ratio) => ratio switch
+    {
+        null => "n/a",
+        >= 10 => $"{ratio:0}x",
+        _ => $"{ratio:0.00}x",
+    };
+
+    private static string Both(Cell? cell) => cell is null ? "failed" : $"{Ms(cell.Median)} (sd {Ms(cell.StdDev)})";
+
+    private static string Median(Cell? cell) => cell is null ? "n/a" : Ms(cell.Median);
+
+    private static string Signed(double value) => (value >= 0 ? "+" : "−") + Ms(Math.Abs(value));
+
+    private static string YesNo(bool value) => value ? "yes" : "no";
+
+    private static string Ms(double value) => value switch
+    {
+        >= 100 => value.ToString("0", CultureInfo.InvariantCulture),
+        >= 10 => value.ToString("0.0", CultureInfo.InvariantCulture),
+        >= 1 => value.ToString("0.00", CultureInfo.InvariantCulture),
+        _ => value.ToString("0.000", CultureInfo.InvariantCulture),
+    };
+}
