@@ -509,7 +509,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         }
 
         string? destinationFolder = Path.GetDirectoryName(destinationPath);
-        if (!string.IsNullOrEmpty(destinationFolder))
+        if (!string.IsNullOrEmpty(destinationFolder) && !Directory.Exists(destinationFolder))
         {
             lock (_directoryLock)
             {
@@ -578,7 +578,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
             throw FileLinks.WithDestinationPath(e, destinationPath);
         }
 
-        _summary.AddCloneResult(result);
+        _summary.AddCloneResult(result, sourcePath, destinationPath);
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
         if (result.Method == CloneMethod.Cloned)
         {
@@ -662,7 +662,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
     /// <summary>Makes the link under a temporary name and renames it over the destination; returns the failure text or null.</summary>
     private static string? TryCreateLinkAtomically(string destinationPath, Action<string> createLinkAt)
     {
-        string temporaryPath = TemporaryPaths.Beside(destinationPath); // fits 255 bytes even for long multi-byte names
+        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
         try
         {
             createLinkAt(temporaryPath);
