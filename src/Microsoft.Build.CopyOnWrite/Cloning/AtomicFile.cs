@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
+using System.Text;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
@@ -16,19 +17,36 @@ internal static class AtomicFile
     public const string TemporaryPrefix = ".";
     public const string TemporarySuffix = ".cow-tmp";
 
-    // Keeps "." + name + "." + 12 hex + suffix within the 255-byte name limit of common file systems.
+    // ext4, XFS, btrfs and APFS limit a name to 255 bytes of UTF-8; NTFS and ReFS to 255 UTF-16 units.
+    private const int MaxNameBytes = 255;
+    private const int RandomHexLength = 12;
     private const int MaxNameCharsKept = 80;
 
+    /// <summary>
+    /// ".{name}.{12 hex}.cow-tmp" beside the destination, with the name shortened (at a character boundary) so
+    /// the whole stays within 255 bytes even for long multi-byte names that are themselves valid.
+    /// </summary>
     public static string TemporaryPathBeside(string destinationPath)
     {
         string folder = Path.GetDirectoryName(destinationPath) ?? string.Empty;
         string name = Path.GetFileName(destinationPath);
-        if (name.Length > MaxNameCharsKept)
+        int budget = MaxNameBytes - (TemporaryPrefix.Length + 1 + RandomHexLength + TemporarySuffix.Length);
+        int kept = 0;
+        int keptBytes = 0;
+        while (kept < name.Length && kept < MaxNameCharsKept)
         {
-            name = name.Substring(0, MaxNameCharsKept);
+            int step = char.IsHighSurrogate(name[kept]) && kept + 1 < name.Length ? 2 : 1;
+            int stepBytes = Encoding.UTF8.GetByteCount(name.ToCharArray(kept, step));
+            if (keptBytes + stepBytes > budget)
+            {
+                break;
+            }
+
+            keptBytes += stepBytes;
+            kept += step;
         }
 
-        return Path.Combine(folder, TemporaryPrefix + name + "." + RandomHex(6) + TemporarySuffix);
+        return Path.Combine(folder, TemporaryPrefix + name.Substring(0, kept) + "." + RandomHex() + TemporarySuffix);
     }
 
     public static bool IsTemporaryName(string fileName)
@@ -38,6 +56,17 @@ internal static class AtomicFile
     public static void Replace(string temporaryPath, string destinationPath)
     {
 #if NET
+        if (!OperatingSystem.IsWindows())
+        {
+            // rename(2) itself: File.Move adds two stats per file to emulate Windows rules we do not need.
+            if (rename(temporaryPath, destinationPath) != 0)
+            {
+                throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), destinationPath);
+            }
+
+            return;
+        }
+
         File.Move(temporaryPath, destinationPath, overwrite: true);
 #else
         // .NET Framework has no File.Move overwrite; it only runs on Windows.
@@ -60,21 +89,29 @@ internal static class AtomicFile
         }
     }
 
-    private static string RandomHex(int bytes)
+    /// <summary>
+    /// Uniqueness, not secrecy: the temporary file is created with O_EXCL / CREATE_NEW, so a clash fails
+    /// instead of sharing a file. A seeded generator costs nothing per file; a system RNG call does.
+    /// </summary>
+    private static string RandomHex()
     {
-        byte[] buffer = new byte[bytes];
 #if NET
-        RandomNumberGenerator.Fill(buffer);
+        return Random.Shared.NextInt64(1L << 48).ToString("x12");
 #else
+        byte[] buffer = new byte[RandomHexLength / 2];
         using (var generator = RandomNumberGenerator.Create())
         {
             generator.GetBytes(buffer);
         }
-#endif
+
         return BitConverter.ToString(buffer).Replace("-", string.Empty).ToLowerInvariant();
+#endif
     }
 
-#if !NET
+#if NET
+    [DllImport("libc", SetLastError = true)]
+    private static extern int rename(string oldPath, string newPath);
+#else
     private const int MoveFileReplaceExisting = 0x1;
 
     [DllImport("kernel32.dll", CharSet = CharSet.Unicode, SetLastError = true)]

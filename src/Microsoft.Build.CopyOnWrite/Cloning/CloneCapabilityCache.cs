@@ -80,6 +80,6 @@ internal sealed class CloneCapabilityCache
 
 /// <summary>Identifies a (source, destination) pair of file systems as the OS names them.</summary>
 /// <param name="SourceVolume">Linux: st_dev; macOS: st_dev; Windows: volume serial number.</param>
-/// <param name="DestinationVolume">As <paramref name="SourceVolume"/>, for the destination's folder.</param>
+/// <param name="DestinationVolume">Linux: statfs f_fsid of the destination's file system; macOS: st_dev; Windows: volume serial number.</param>
 /// <param name="DestinationFileSystemType">Linux: statfs f_type; elsewhere 0. A device number reused by another file system changes this.</param>
 internal readonly record struct VolumePair(ulong SourceVolume, ulong DestinationVolume, long DestinationFileSystemType);

@@ -28,26 +28,24 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
-        string temporaryPath = TemporaryPaths.Beside(destinationPath); // fits 255 bytes even for long multi-byte names
+        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
         try
         {
             CloneResult result;
-            // Never File.OpenHandle here: it blocks forever on a FIFO with no writer. Regular files (and /dev/null) only.
-            using (SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath))
-            using (SafeFileHandle destination = File.OpenHandle(temporaryPath, FileMode.CreateNew, FileAccess.Write, FileShare.None))
+            using (SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status))
+            using (SafeFileHandle destination = UnixFiles.CreateNew(temporaryPath))
             {
                 int sourceFd = (int)source.DangerousGetHandle();
                 int destinationFd = (int)destination.DangerousGetHandle();
-                LinuxNative.FileStatus status = LinuxNative.Stat(sourceFd, sourcePath);
-
                 result = CloneOrCopyContent(source, destination, sourceFd, destinationFd, status, sourcePath, temporaryPath, cancellationToken);
 
                 // File.Copy's metadata: permission bits, and both times as the source has them after its
-                // data was read (reading may move the access time; File.Copy carries the moved one over).
-                // Plus the stock task's rule that a read-only source gives a destination its owner can write.
-                LinuxNative.FileStatus afterRead = LinuxNative.Stat(sourceFd, sourcePath);
+                // data was read (reading may move the access time; File.Copy carries the moved one over; a
+                // clone reads nothing). Plus the stock task's rule that a read-only source gives a
+                // destination its owner can write.
+                LinuxNative.FileStatus times = result.Method == CloneMethod.Cloned ? status : LinuxNative.Stat(sourceFd, sourcePath);
                 LinuxNative.SetPermissions(destinationFd, status.PermissionBits | OwnerWrite, temporaryPath);
-                LinuxNative.SetTimes(destinationFd, afterRead, temporaryPath);
+                LinuxNative.SetTimes(destinationFd, times, temporaryPath);
             }
 
             cancellationToken.ThrowIfCancellationRequested();
@@ -59,6 +57,15 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             AtomicFile.DeleteQuietly(temporaryPath);
             throw;
         }
+    }
+
+    /// <summary>The refusal-cache key for a source file and a destination folder, as <see cref="CloneOrCopy"/> computes it.</summary>
+    internal static VolumePair VolumePairFor(string sourcePath, string destinationFolder)
+    {
+        using SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status);
+        using var folder = new SafeFileHandle((IntPtr)LinuxNative.Open(destinationFolder, LinuxNative.OpenReadOnly | LinuxNative.OpenCloseOnExec), ownsHandle: true);
+        (long type, ulong id) = LinuxNative.FileSystem((int)folder.DangerousGetHandle());
+        return new VolumePair(status.Device, id, type);
     }
 
     private CloneResult CloneOrCopyContent(
@@ -87,10 +94,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             return Copied(FallbackReason.PlatformCannotClone, RuntimeInformation.ProcessArchitecture.ToString());
         }
 
-        long fileSystemType = LinuxNative.FileSystemType(destinationFd);
-        var volumes = new VolumePair(status.Device, LinuxNative.Stat(destinationFd, temporaryPath).Device, fileSystemType);
-        string? fileSystemName = LinuxNative.FileSystemName(fileSystemType);
-
+        // One statfs names the destination's file system instance (the key) and kind (for messages).
+        (long fileSystemType, ulong fileSystemId) = LinuxNative.FileSystem(destinationFd);
+        var volumes = new VolumePair(status.Device, fileSystemId, fileSystemType);
         if (_refusals.RememberedRefusal(volumes) is CloneCapabilityCache.Refusal refusal)
         {
             return Copied(refusal.Reason, refusal.Detail);
@@ -110,7 +116,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
         string detail = reason == FallbackReason.FileSystemRefused
             ? Marshal.GetPInvokeErrorMessage(errno)
-            : fileSystemName ?? $"file system type 0x{fileSystemType:X}";
+            : LinuxNative.FileSystemName(fileSystemType) ?? $"file system type 0x{fileSystemType:X}";
         if (reason is FallbackReason.DifferentVolumes or FallbackReason.FileSystemCannotClone)
         {
             _refusals.RememberRefusal(volumes, reason, detail);
@@ -141,6 +147,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
             if (sent == 0)
             {
+                UnixFiles.MakeBlocking(source, temporaryPath);
                 return total + CopyBytesWithReadWrite(source, destination, total, cancellationToken);
             }
 
@@ -153,6 +160,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             if (total == 0 && errno is LinuxNative.EINVAL or LinuxNative.ENOSYS)
             {
                 // sendfile cannot read this kind of file: read and write instead.
+                UnixFiles.MakeBlocking(source, temporaryPath);
                 return CopyBytesWithReadWrite(source, destination, 0, cancellationToken);
             }
 

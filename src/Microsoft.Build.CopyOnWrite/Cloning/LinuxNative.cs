@@ -40,6 +40,22 @@ internal static unsafe class LinuxNative
     [DllImport(LibC, SetLastError = true)]
     public static extern nint sendfile(int outFd, int inFd, nint offset, nuint count);
 
+    [DllImport(LibC, SetLastError = true)]
+    private static extern int open(string path, int flags, uint mode);
+
+    [DllImport(LibC, SetLastError = true)]
+    public static extern int fcntl(int fd, int command, int argument);
+
+    public const int OpenReadOnly = 0;
+    public const int OpenWriteOnly = 1;
+    public const int OpenCreate = 0x40;
+    public const int OpenExclusive = 0x80;
+    public const int OpenNonBlocking = 0x800;
+    public const int OpenCloseOnExec = 0x80000;
+
+    /// <summary>open(2); a negative result leaves errno for <see cref="Marshal.GetLastPInvokeError"/>.</summary>
+    public static int Open(string path, int flags, uint mode = 0) => open(path, flags, mode);
+
     [StructLayout(LayoutKind.Sequential)]
     private struct Timespec
     {
@@ -50,6 +66,9 @@ internal static unsafe class LinuxNative
     public readonly struct FileStatus
     {
         public uint Mode { get; init; }
+        public uint Links { get; init; }
+        public uint RdevMajor { get; init; }
+        public uint RdevMinor { get; init; }
         public long Size { get; init; }
         public ulong Device { get; init; }
         public ulong Inode { get; init; }
@@ -60,22 +79,45 @@ internal static unsafe class LinuxNative
 
         public bool IsRegularFile => (Mode & 0xF000) == 0x8000;
 
+        public bool IsDirectory => (Mode & 0xF000) == 0x4000;
+
+        public bool IsSymbolicLink => (Mode & 0xF000) == 0xA000;
+
         public uint PermissionBits => Mode & 0x1FF;
     }
 
+    private const int AtFdCwd = -100;
+    private const int AtSymlinkNoFollow = 0x100;
+    private const int AtEmptyPath = 0x1000;
+    private const uint StatxBasicStats = 0x7FF;
+
     /// <summary>statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat.</summary>
     public static FileStatus Stat(int fd, string pathForErrors)
-    {
-        const int AtEmptyPath = 0x1000;
-        const uint StatxBasicStats = 0x7FF;
-        byte* buffer = stackalloc byte[256];
-        if (statx(fd, string.Empty, AtEmptyPath, StatxBasicStats, buffer) != 0)
-        {
-            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
-        }
+        => TryStat(fd, out FileStatus status) ? status : throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
 
-        return new FileStatus
+    public static bool TryStat(int fd, out FileStatus status)
+    {
+        byte* buffer = stackalloc byte[256];
+        bool ok = statx(fd, string.Empty, AtEmptyPath, StatxBasicStats, buffer) == 0;
+        status = ok ? Read(buffer) : default;
+        return ok;
+    }
+
+    /// <summary>statx of a path; <paramref name="followLinks"/> false describes a symlink itself.</summary>
+    public static bool TryStat(string path, bool followLinks, out FileStatus status)
+    {
+        byte* buffer = stackalloc byte[256];
+        bool ok = statx(AtFdCwd, path, followLinks ? 0 : AtSymlinkNoFollow, StatxBasicStats, buffer) == 0;
+        status = ok ? Read(buffer) : default;
+        return ok;
+    }
+
+    private static FileStatus Read(byte* buffer)
+        => new()
         {
+            Links = *(uint*)(buffer + 16),
+            RdevMajor = *(uint*)(buffer + 128),
+            RdevMinor = *(uint*)(buffer + 132),
             Mode = *(ushort*)(buffer + 28),
             Inode = *(ulong*)(buffer + 32),
             Size = *(long*)(buffer + 40),
@@ -85,17 +127,20 @@ internal static unsafe class LinuxNative
             ModifyNanoseconds = *(uint*)(buffer + 120),
             Device = MakeDevice(*(uint*)(buffer + 136), *(uint*)(buffer + 140)),
         };
-    }
 
     /// <summary>glibc's makedev: the st_dev number that stat(1) and every other tool print.</summary>
     public static ulong MakeDevice(uint major, uint minor)
         => ((major & 0x00000FFFUL) << 8) | ((major & 0xFFFFF000UL) << 32) | (minor & 0xFFUL) | ((minor & 0xFFFFFF00UL) << 12);
 
-    /// <summary>statfs f_type (the first field, a long on 64-bit Linux): which file system holds the file.</summary>
-    public static long FileSystemType(int fd)
+    /// <summary>
+    /// statfs f_type and f_fsid (at 0 and 56 in the 64-bit struct statfs): which kind of file system holds
+    /// the file, and which instance of it. One call names the destination's file system for the cache key
+    /// and for messages; 0s when the call fails (the clone attempt then decides).
+    /// </summary>
+    public static (long Type, ulong Id) FileSystem(int fd)
     {
         byte* buffer = stackalloc byte[256];
-        return fstatfs(fd, buffer) == 0 ? *(long*)buffer : 0;
+        return fstatfs(fd, buffer) == 0 ? (*(long*)buffer, *(ulong*)(buffer + 56)) : (0, 0);
     }
 
     public static void SetTimes(int fd, in FileStatus source, string pathForErrors)
@@ -148,6 +193,7 @@ internal static class UnixErrors
         {
             2 => new FileNotFoundException($"Could not find file '{path}'.", path),       // ENOENT
             1 or 13 => new UnauthorizedAccessException($"Access to the path '{path}' is denied.", new IOException(text, errno)), // EPERM, EACCES
+            36 => new PathTooLongException($"The path '{path}' is too long, or a component of the specified path is too long."), // ENAMETOOLONG: no retry helps
             _ => new IOException($"{text} : '{path}'", errno),
         };
     }

@@ -259,11 +259,5 @@ public sealed class LinuxCloneEngineTests
     }
 
     private static VolumePair VolumePairOf(string source, string destination)
-    {
-        // The same key the engine computes: st_dev of both files and the destination's statfs type.
-        static ulong Device(string path) => ulong.Parse(ProcessRunner.Run("stat", "--format=%d", path).Output.Trim());
-        string destinationFolder = Path.GetDirectoryName(destination)!;
-        long type = Convert.ToInt64(ProcessRunner.Run("stat", "-f", "--format=%t", destinationFolder).Output.Trim(), 16);
-        return new VolumePair(Device(source), Device(destinationFolder), type);
-    }
+        => LinuxCloneEngine.VolumePairFor(source, Path.GetDirectoryName(destination)!);
 }
