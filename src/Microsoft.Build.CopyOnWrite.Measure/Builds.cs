@@ -24,6 +24,7 @@ internal sealed record BuildMeasurement(
     long BytesWritten,
     long DiskUsedBytes,
     long AddedApparentBytes,
+    double LoadAverageBefore,
     string LogFile);
 
 /// <summary>Runs one `dotnet build` and reads what it did from its console log and our summary logger's JSON.</summary>
@@ -53,6 +54,7 @@ internal static partial class Builds
         }
 
         long usedBefore = volume.UsedBytes();
+        double load = LoadAverage();
         ShellResult build = Shell.Run("dotnet", arguments, workspace.Root, session.BuildEnvironment(volume));
         long usedAfter = volume.UsedBytes();
         File.WriteAllText(logFile, $"dotnet {string.Join(' ', arguments)}\n(in {workspace.Root})\n\n{build.Output}");
@@ -80,8 +82,12 @@ internal static partial class Builds
         }
 
         return new BuildMeasurement(volume.Label, variant, kind, run, build.Succeeded, build.Elapsed.TotalSeconds, copyMs, copyCalls,
-            clonedFiles, clonedBytes, filesWritten, bytesWritten, usedAfter - usedBefore, workspace.AddedBytes(), logFile);
+            clonedFiles, clonedBytes, filesWritten, bytesWritten, usedAfter - usedBefore, workspace.AddedBytes(), load, logFile);
     }
+
+    /// <summary>The 1-minute load average before a build: well above 0 means something else was using the processors.</summary>
+    private static double LoadAverage()
+        => File.Exists("/proc/loadavg") && double.TryParse(File.ReadAllText("/proc/loadavg").Split(' ')[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double load) ? load : double.NaN;
 
     /// <summary>
     /// The Copy row of the console logger's "Task Performance Summary" (-clp:PerformanceSummary): total time of

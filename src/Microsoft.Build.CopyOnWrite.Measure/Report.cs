@@ -207,11 +207,13 @@ internal sealed class MeasurementReport
 
         md.AppendLine("## Every build");
         md.AppendLine();
-        md.AppendLine("| Volume | Copy task | Kind | Run | Build | In Copy | Files written | Disk used |");
-        md.AppendLine("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |");
+        md.AppendLine("Load is the 1-minute load average just before the build: well above 0 means other work shared the processors, which inflates build times more than time in Copy.");
+        md.AppendLine();
+        md.AppendLine("| Volume | Copy task | Kind | Run | Build | In Copy | Files written | Disk used | Load |");
+        md.AppendLine("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
         foreach (BuildMeasurement b in _builds)
         {
-            md.AppendLine($"| {b.Volume} | {b.Variant} | {b.Kind} | {b.Run} | {b.WallSeconds:0.0} s | {Ms(b.CopyTaskMilliseconds)} | {b.FilesWritten} | {MiB(b.DiskUsedBytes)} |");
+            md.AppendLine($"| {b.Volume} | {b.Variant} | {b.Kind} | {b.Run} | {b.WallSeconds:0.0} s | {Ms(b.CopyTaskMilliseconds)} | {b.FilesWritten} | {MiB(b.DiskUsedBytes)} | {b.LoadAverageBefore:0.00} |");
         }
 
         md.AppendLine();

@@ -1,0 +1,56 @@
+using Microsoft.Build.CopyOnWrite.Savings;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
+
+/// <summary>The machine-readable line every Copy logs, and the folder arithmetic behind the diagnoses.</summary>
+[TestClass]
+public sealed class CopyDataTests
+{
+    [TestMethod]
+    public void The_data_line_round_trips_with_paths_that_need_escaping()
+    {
+        var data = new CopyData { ClonedFiles = 12, ClonedBytes = 50_541_363, CopiedFiles = 3, CopiedBytes = 1_153_433, LinkedFiles = 1, UpToDateFiles = 40, UpToDateBytes = 1234 };
+        data.Reasons.Add(new CopyData.ReasonEntry("DifferentVolumes", "", 3, 1_153_433));
+        data.CrossVolume.Add(new CopyData.CrossVolumeEntry("/root/.nuget/packages", "/src/my app,1/bin", "/", "/src", 3, 1_153_433));
+
+        string line = data.Format();
+        CopyData? parsed = CopyData.TryParse(line);
+
+        StringAssert.StartsWith(line, "CopyOnWrite data: v=1 cloned=12,50541363 copied=3,1153433 linked=1 uptodate=40,1234 ");
+        Assert.IsNotNull(parsed);
+        Assert.AreEqual(12, parsed.ClonedFiles);
+        Assert.AreEqual(1_153_433, parsed.CopiedBytes);
+        Assert.AreEqual(40, parsed.UpToDateFiles);
+        Assert.AreEqual(data.Reasons[0], parsed.Reasons[0]);
+        Assert.AreEqual(data.CrossVolume[0], parsed.CrossVolume[0], "a space and a comma in a path survive");
+    }
+
+    [TestMethod]
+    public void Other_messages_and_unknown_versions_are_not_data()
+    {
+        Assert.IsNull(CopyData.TryParse("CopyOnWrite: cloned 2 files (19.1 MiB)."));
+        Assert.IsNull(CopyData.TryParse("CopyOnWrite data: v=2 cloned=1,1"));
+        Assert.IsNull(CopyData.TryParse("CopyOnWrite data: v=1 cloned=x,1"));
+        Assert.IsNotNull(CopyData.TryParse("CopyOnWrite data: v=1 cloned=1,1 future=whatever"), "unknown fields are ignored");
+    }
+
+    [DataTestMethod]
+    [DataRow("/a/b/c", "/a/b/d", "/a/b")]
+    [DataRow("/a/b", "/a/b", "/a/b")]
+    [DataRow("/a/bc", "/a/b", "/a")]
+    [DataRow("/x", "/y", "/")]
+    public void The_common_folder_is_compared_by_whole_path_components(string left, string right, string expected)
+        => Assert.AreEqual(expected, NotClonedFiles.CommonFolder(left, right));
+
+    [TestMethod]
+    public void The_cross_volume_diagnosis_advises_moving_the_package_cache_when_that_is_where_files_come_from()
+    {
+        string fromCache = SavingsReport.DescribeCrossVolume(312, 1_288_490_189, "/root/.nuget/packages", "/src/app");
+        string fromElsewhere = SavingsReport.DescribeCrossVolume(1, 10, "/mnt/assets", "/src/app");
+
+        Assert.AreEqual("CopyOnWrite: 312 files (1.2 GiB) were copied, not cloned, because they come from /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them.", fromCache);
+        StringAssert.Contains(fromElsewhere, "1 file (10 B) was copied");
+        StringAssert.EndsWith(fromElsewhere, "put /mnt/assets on the same volume as /src/app to clone them.");
+    }
+}

@@ -1,0 +1,47 @@
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
+
+/// <summary>
+/// Files copied, not cloned, because they come from another volume get one diagnosis per build that names
+/// where they come from and where they go, as a message or, with CopyOnWriteWarnWhenNotCloned, warning COW002.
+/// </summary>
+[TestClass]
+public sealed class CrossVolumeDiagnosisTests
+{
+    private const string Diagnosis = "were copied, not cloned, because they come from";
+
+    [TestMethod]
+    public void Sources_on_another_volume_are_diagnosed_once_naming_both_folders()
+    {
+        // Projects on XFS, Lib's content on ext4: Lib copies it to its output and App copies it again to its
+        // own (two Copy invocations in two projects cross the volumes). -m:1: one node, so exactly one diagnosis.
+        string content = LoopFileSystems.Ext4.NewFolder("content");
+        var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("crossvolume"), contentFolder: content);
+
+        string output = projects.Build("-v:n", "-m:1");
+
+        var diagnoses = SavingsProjects.LinesContaining(output, Diagnosis);
+        Assert.AreEqual(1, diagnoses.Count, "expected one diagnosis for the build:\n" + string.Join("\n", SavingsProjects.LinesContaining(output, "CopyOnWrite")));
+        StringAssert.Contains(diagnoses[0], $"come from {content} on another volume than {projects.Root}/Lib/bin/Debug/net10.0");
+        StringAssert.Contains(diagnoses[0], $"put {content} on the same volume as");
+        Assert.AreEqual(0, SavingsProjects.LinesContaining(output, "warning COW002").Count, "a message unless asked for a warning");
+        Assert.IsTrue(SavingsProjects.LinesContaining(output, "because the source is on another volume than the destination").Count >= 2, "both projects' Copy summaries say why:\n" + output);
+    }
+
+    [TestMethod]
+    public void CopyOnWriteWarnWhenNotCloned_makes_it_warning_COW002()
+    {
+        string content = LoopFileSystems.Ext4.NewFolder("content");
+        var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("crossvolume-warn"), directoryBuildProps: "<CopyOnWriteWarnWhenNotCloned>true</CopyOnWriteWarnWhenNotCloned>", contentFolder: content);
+
+        string output = projects.Build("-v:m", "-m:1");
+
+        var warnings = SavingsProjects.DistinctLinesContaining(output, "warning COW002");
+        Assert.AreEqual(1, warnings.Count, output);
+        StringAssert.Contains(warnings[0], $"come from {content} on another volume than");
+        StringAssert.Contains(output, "1 Warning(s)");
+    }
+}

@@ -1,0 +1,92 @@
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text.RegularExpressions;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
+
+/// <summary>
+/// A small two-project build that consumes the packed SDK like a user (global.json msbuild-sdks plus one
+/// &lt;Sdk&gt; in Directory.Build.props): Lib with content files, and App referencing Lib, so that the copies
+/// of both projects and several Copy invocations are involved. Cheap enough to build in seconds.
+/// </summary>
+internal sealed partial class SavingsProjects
+{
+    private SavingsProjects(string root) => Root = root;
+
+    public string Root { get; }
+
+    public string App => Path.Combine(Root, "App", "App.csproj");
+
+    /// <param name="folder">Where to write the projects (a folder on the file system under test).</param>
+    /// <param name="directoryBuildProps">Extra XML inside Directory.Build.props' PropertyGroup.</param>
+    /// <param name="appProperties">Extra XML inside App.csproj's PropertyGroup.</param>
+    /// <param name="contentFolder">Where Lib's content files live (null: in Lib itself).</param>
+    public static SavingsProjects Create(string folder, string directoryBuildProps = "", string appProperties = "", string? contentFolder = null)
+    {
+        SdkPackage.WriteNuGetConfig(folder);
+        File.WriteAllText(Path.Combine(folder, "global.json"), File.ReadAllText(Path.Combine(RepositoryLayout.Root, "global.json")));
+        File.WriteAllText(Path.Combine(folder, "Directory.Build.props"), $"""
+            <Project>
+              <Sdk Name="Microsoft.Build.CopyOnWrite" />
+              <PropertyGroup>
+                <TargetFramework>net10.0</TargetFramework>
+                {directoryBuildProps}
+              </PropertyGroup>
+            </Project>
+            """);
+
+        string lib = Path.Combine(folder, "Lib");
+        string content = contentFolder ?? Path.Combine(lib, "content");
+        TestFiles.Write(content, "first.bin", 300_000);
+        TestFiles.Write(content, "second.bin", 200_000);
+        Directory.CreateDirectory(lib);
+        File.WriteAllText(Path.Combine(lib, "Lib.csproj"), $"""
+            <Project Sdk="Microsoft.NET.Sdk">
+              <ItemGroup>
+                <None Include="{content}/*.bin" Link="%(Filename)%(Extension)" CopyToOutputDirectory="PreserveNewest" />
+              </ItemGroup>
+            </Project>
+            """);
+        File.WriteAllText(Path.Combine(lib, "Lib.cs"), "public static class Lib { public static int Answer => 42; }");
+
+        string app = Path.Combine(folder, "App");
+        Directory.CreateDirectory(app);
+        File.WriteAllText(Path.Combine(app, "App.csproj"), $"""
+            <Project Sdk="Microsoft.NET.Sdk">
+              <PropertyGroup>
+                <OutputType>Exe</OutputType>
+                {appProperties}
+              </PropertyGroup>
+              <ItemGroup>
+                <ProjectReference Include="../Lib/Lib.csproj" />
+              </ItemGroup>
+            </Project>
+            """);
+        File.WriteAllText(Path.Combine(app, "Program.cs"), "System.Console.WriteLine(Lib.Answer);");
+        return new SavingsProjects(folder);
+    }
+
+    /// <summary>`dotnet build App` that must succeed; returns what it printed.</summary>
+    public string Build(params string[] arguments)
+        => SdkPackage.Dotnet(Root, ["build", App, "-nologo", "-nr:false", .. arguments]).Output;
+
+    /// <summary>`dotnet build App` whatever its outcome.</summary>
+    public ProcessResult TryBuild(params string[] arguments)
+        => ProcessRunner.Run("dotnet", ["build", App, "-nologo", "-nr:false", .. arguments], Root, SdkPackage.BuildEnvironment, System.TimeSpan.FromMinutes(10));
+
+    /// <summary>The -logger: argument the SDK publishes as $(CopyOnWriteSummaryLogger), read as a user would.</summary>
+    public string SummaryLoggerArgument()
+        => SdkPackage.Dotnet(Root, "msbuild", App, "-nologo", "-getProperty:CopyOnWriteSummaryLogger").Output.Trim();
+
+    /// <summary>Lines that contain <paramref name="text"/>, each error or warning counted once (the console logger repeats them at the end).</summary>
+    public static IReadOnlyList<string> DistinctLinesContaining(string output, string text)
+        => output.Split('\n').Select(line => NodePrefix().Replace(line.Trim(), string.Empty)).Where(line => line.Contains(text, System.StringComparison.Ordinal)).Distinct().ToList();
+
+    public static IReadOnlyList<string> LinesContaining(string output, string text)
+        => output.Split('\n').Select(line => line.Trim()).Where(line => line.Contains(text, System.StringComparison.Ordinal)).ToList();
+
+    [GeneratedRegex(@"^\d+>")]
+    private static partial Regex NodePrefix();
+}
