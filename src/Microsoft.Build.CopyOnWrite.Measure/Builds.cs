@@ -25,6 +25,7 @@ internal sealed record BuildMeasurement(
     long DiskUsedBytes,
     long AddedApparentBytes,
     double LoadAverageBefore,
+    double FlushSecondsAfter,
     string LogFile);
 
 /// <summary>Runs one `dotnet build` and reads what it did from its console log and our summary logger's JSON.</summary>
@@ -56,7 +57,7 @@ internal static partial class Builds
         long usedBefore = volume.UsedBytes();
         double load = LoadAverage();
         ShellResult build = Shell.Run("dotnet", arguments, workspace.Root, session.BuildEnvironment(volume));
-        long usedAfter = volume.UsedBytes();
+        long usedAfter = volume.UsedBytes(out TimeSpan flush);
         File.WriteAllText(logFile, $"dotnet {string.Join(' ', arguments)}\n(in {workspace.Root})\n\n{build.Output}");
 
         (double copyMs, int copyCalls) = CopyTaskTime(build.Output);
@@ -82,7 +83,7 @@ internal static partial class Builds
         }
 
         return new BuildMeasurement(volume.Label, variant, kind, run, build.Succeeded, build.Elapsed.TotalSeconds, copyMs, copyCalls,
-            clonedFiles, clonedBytes, filesWritten, bytesWritten, usedAfter - usedBefore, workspace.AddedBytes(), load, logFile);
+            clonedFiles, clonedBytes, filesWritten, bytesWritten, usedAfter - usedBefore, workspace.AddedBytes(), load, flush.TotalSeconds, logFile);
     }
 
     /// <summary>The 1-minute load average before a build: well above 0 means something else was using the processors.</summary>

@@ -22,9 +22,10 @@ internal static class Chart
             new Panel("Time in Copy tasks", "ms", a => a.CopyMilliseconds, 1, "0"),
             new Panel("Disk space used by the outputs", "MiB", a => a.DiskUsedBytes, 1.0 / 1048576, "0"),
             new Panel("Build time", "s", a => a.WallSeconds, 1, "0.0"),
+            new Panel("Flush after the build", "s", a => a.FlushSeconds, 1, "0.00"),
         };
         IReadOnlyList<string> volumes = report.Volumes;
-        const int panelWidth = 330, panelHeight = 300, top = 70, left = 20, gap = 25, plotTop = 40, plotBottom = 40;
+        const int panelWidth = 300, panelHeight = 300, top = 70, left = 20, gap = 25, plotTop = 40, plotBottom = 40;
         int width = left * 2 + panels.Length * panelWidth + (panels.Length - 1) * gap;
         int height = top + panelHeight + 50;
         var svg = new StringBuilder();

@@ -27,7 +27,7 @@ internal sealed record Stat(double Median, double Min, double Max, int Count)
 }
 
 /// <summary>The medians of one (volume, variant, kind).</summary>
-internal sealed record Aggregate(string Volume, string Variant, string Kind, Stat WallSeconds, Stat CopyMilliseconds, Stat CopyCalls, Stat ClonedFiles, Stat ClonedBytes, Stat FilesWritten, Stat BytesWritten, Stat DiskUsedBytes, Stat AddedApparentBytes);
+internal sealed record Aggregate(string Volume, string Variant, string Kind, Stat WallSeconds, Stat CopyMilliseconds, Stat CopyCalls, Stat ClonedFiles, Stat ClonedBytes, Stat FilesWritten, Stat BytesWritten, Stat DiskUsedBytes, Stat AddedApparentBytes, Stat FlushSeconds);
 
 internal sealed class MeasurementReport
 {
@@ -57,7 +57,8 @@ internal sealed class MeasurementReport
                 Stat.Of(g.Select(b => (double)b.FilesWritten)),
                 Stat.Of(g.Select(b => (double)b.BytesWritten)),
                 Stat.Of(g.Select(b => (double)b.DiskUsedBytes)),
-                Stat.Of(g.Select(b => (double)b.AddedApparentBytes))))
+                Stat.Of(g.Select(b => (double)b.AddedApparentBytes)),
+                Stat.Of(g.Select(b => b.FlushSecondsAfter))))
             .ToList();
     }
 
@@ -102,7 +103,7 @@ internal sealed class MeasurementReport
         foreach (string kind in new[] { "clean", "incremental" })
         {
             text.AppendLine($"{(kind == "clean" ? "Clean builds" : "Incremental builds")} (median of {_options.Runs}; min–max in the Markdown report)");
-            text.AppendLine($"{"volume",-7} {"variant",-14} {"build",9} {"in Copy",10} {"cloned",15} {"copied",15} {"disk used",11}");
+            text.AppendLine($"{"volume",-7} {"variant",-14} {"build",9} {"in Copy",10} {"cloned",15} {"copied",15} {"disk used",11} {"flush",8}");
             foreach (string volume in VolumeOrder)
             {
                 foreach (string variant in new[] { Builds.OurVariant, Builds.StockVariant })
@@ -116,7 +117,7 @@ internal sealed class MeasurementReport
                     string copied = a.ClonedFiles.Count == 0
                         ? $"{a.FilesWritten.Median:0} ({MiB(a.BytesWritten.Median)})"
                         : $"{a.FilesWritten.Median - a.ClonedFiles.Median:0} ({MiB(a.BytesWritten.Median - a.ClonedBytes.Median)})";
-                    text.AppendLine($"{volume,-7} {variant,-14} {a.WallSeconds.Median,7:0.0} s {Ms(a.CopyMilliseconds.Median),10} {cloned,15} {copied,15} {MiB(a.DiskUsedBytes.Median),11}");
+                    text.AppendLine($"{volume,-7} {variant,-14} {a.WallSeconds.Median,7:0.0} s {Ms(a.CopyMilliseconds.Median),10} {cloned,15} {copied,15} {MiB(a.DiskUsedBytes.Median),11} {a.FlushSeconds.Median,6:0.00} s");
                 }
             }
 
@@ -175,6 +176,7 @@ internal sealed class MeasurementReport
         md.AppendLine($"- Every build is `dotnet build --no-restore -c {_options.Configuration} -v:n -clp:PerformanceSummary` in a fresh MSBuild process (no node reuse, no build server), with the default parallelism (`-m`).");
         md.AppendLine("- **Build**: wall-clock time of the `dotnet build` process. **In Copy**: the `Copy` row of MSBuild's task performance summary (all Copy invocations, summed over nodes).");
         md.AppendLine("- **Cloned / copied**: for our task, exact counts from the build-wide summary logger (`CopyOnWriteSummaryLogger`, which adds up the `CopyOnWrite data:` line of every Copy); for the stock task, the `Copying file from` lines and the sizes of those destinations (it cannot say whether `File.Copy` cloned).");
+        md.AppendLine("- **Flush after**: how long `sync -f` of the volume took right after the build: the write-back the kernel still owed for what the build wrote. Byte copies land in the page cache, so much of their cost is paid here, after the Copy task has returned, rather than inside it; clones owe almost nothing. Not part of the build time.");
         md.AppendLine("- **Disk used**: the file system's used space (`statfs`, after `sync -f` and once it stops moving) after the build minus before it, so data shared by clones is counted once. On `here` the volume is shared with the rest of the machine, so this number is only indicative. **Apparent size**: the sum of the sizes of the files the build added.");
         md.AppendLine();
         foreach (string kind in new[] { "clean", "incremental" })
@@ -183,8 +185,8 @@ internal sealed class MeasurementReport
             md.AppendLine();
             md.AppendLine("Median (min – max) over the runs.");
             md.AppendLine();
-            md.AppendLine("| Volume | Copy task | Build | In Copy | Copy calls | Files cloned | Files copied | Data cloned | Data copied | Disk used | Apparent size |");
-            md.AppendLine("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+            md.AppendLine("| Volume | Copy task | Build | In Copy | Copy calls | Files cloned | Files copied | Data cloned | Data copied | Disk used | Apparent size | Flush after |");
+            md.AppendLine("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
             foreach (string volume in VolumeOrder)
             {
                 foreach (string variant in new[] { Builds.OurVariant, Builds.StockVariant })
@@ -198,7 +200,7 @@ internal sealed class MeasurementReport
                     md.AppendLine($"| {volume} | {variant} | {a.WallSeconds.Format(s => $"{s:0.0} s")} | {a.CopyMilliseconds.Format(Ms)} | {a.CopyCalls.Median:0} | "
                         + $"{(known ? a.ClonedFiles.Format(v => $"{v:0}") : "?")} | {(known ? $"{a.FilesWritten.Median - a.ClonedFiles.Median:0}" : $"{a.FilesWritten.Median:0} (written)")} | "
                         + $"{(known ? a.ClonedBytes.Format(MiB) : "?")} | {(known ? MiB(a.BytesWritten.Median - a.ClonedBytes.Median) : MiB(a.BytesWritten.Median) + " (written)")} | "
-                        + $"{a.DiskUsedBytes.Format(MiB)} | {a.AddedApparentBytes.Format(MiB)} |");
+                        + $"{a.DiskUsedBytes.Format(MiB)} | {a.AddedApparentBytes.Format(MiB)} | {a.FlushSeconds.Format(s => $"{s:0.00} s")} |");
                 }
             }
 

@@ -76,8 +76,14 @@ internal sealed class Volume : IDisposable
     }
 
     /// <summary>Bytes in use on the file system, after its pending writes and frees have been made durable.</summary>
-    public long UsedBytes()
+    public long UsedBytes() => UsedBytes(out _);
+
+    /// <summary>As <see cref="UsedBytes()"/>, and how long the first flush (syncfs) took: the write-back still owed for what was written.</summary>
+    public long UsedBytes(out TimeSpan firstFlush)
     {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        Shell.Run("sync", "-f", Root);
+        firstFlush = clock.Elapsed;
         Settle();
         return ReadUsedBytes();
     }
