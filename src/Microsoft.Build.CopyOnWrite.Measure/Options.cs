@@ -44,6 +44,7 @@ internal sealed class Options
     public string Work { get; private set; } = "/var/tmp/cow-measure";
     public string? PackageDir { get; private set; }
     public bool Keep { get; private set; }
+    public bool HelpRequested { get; private set; }
 
     public static Options Parse(string[] args)
     {
@@ -55,7 +56,8 @@ internal sealed class Options
             switch (arg)
             {
                 case "-h" or "--help" or "-?":
-                    throw new MeasureException(Usage);
+                    options.HelpRequested = true;
+                    return options;
                 case "--runs":
                     options.Runs = int.TryParse(Next(), out int runs) && runs > 0 ? runs : throw new MeasureException("--runs takes a positive number.");
                     break;

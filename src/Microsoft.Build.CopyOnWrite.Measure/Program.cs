@@ -60,6 +60,12 @@ internal static class Program
         try
         {
             Options options = Options.Parse(args);
+            if (options.HelpRequested)
+            {
+                Console.WriteLine(Options.Usage);
+                return 0;
+            }
+
             Run(options);
             return 0;
         }
