@@ -121,7 +121,7 @@ internal static class UnixFiles
     }
 
     /// <summary>The exception File.OpenHandle throws for this errno, so retry warnings read as the stock task's do.</summary>
-    private static Exception OpenFailed(int errno, string path) => errno switch
+    public static Exception OpenFailed(int errno, string path) => errno switch
     {
         2 when !Directory.Exists(Path.GetDirectoryName(path)) => new DirectoryNotFoundException($"Could not find a part of the path '{path}'."), // ENOENT
         _ => UnixErrors.ToException(errno, path),

@@ -8,9 +8,10 @@ using Microsoft.Win32.SafeHandles;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// Linux: ioctl(FICLONE) into a fresh temporary file, else an in-kernel byte copy (sendfile, which never
-/// clones, so "copied" is always true), then File.Copy's metadata (times to the nanosecond, permission
-/// bits), then an atomic rename over the destination.
+/// Linux: ioctl(FICLONE) into a new file with no name yet (or a hidden temporary one), else an in-kernel byte
+/// copy (sendfile, which never clones, so "copied" is always true), then File.Copy's metadata (times to the
+/// nanosecond, permission bits), then the destination's name in one step: linkat for a new destination, an
+/// atomic rename over an existing one.
 /// </summary>
 internal sealed class LinuxCloneEngine : ICloneEngine
 {
@@ -19,15 +20,24 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
     private readonly CloneCapabilityCache _refusals;
     private readonly nuint? _ficlone;
+    private readonly int? _unnamedFileFlag;
+    private bool _unnamedFilesCanBeNamed = true;
 
     public LinuxCloneEngine(CloneCapabilityCache refusals, Architecture architecture)
     {
         _refusals = refusals;
         _ficlone = LinuxNative.FicloneRequestFor(architecture);
+        _unnamedFileFlag = LinuxNative.UnnamedFileFlagFor(architecture);
     }
 
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
+        if (_unnamedFileFlag is int unnamedFileFlag && Volatile.Read(ref _unnamedFilesCanBeNamed)
+            && TryCloneOrCopyIntoUnnamedFile(unnamedFileFlag, sourcePath, destinationPath, cancellationToken) is CloneResult done)
+        {
+            return done;
+        }
+
         string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
         try
         {
@@ -35,17 +45,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             using (SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status))
             using (SafeFileHandle destination = UnixFiles.CreateNew(temporaryPath))
             {
-                int sourceFd = (int)source.DangerousGetHandle();
-                int destinationFd = (int)destination.DangerousGetHandle();
-                result = CloneOrCopyContent(source, destination, sourceFd, destinationFd, status, sourcePath, temporaryPath, cancellationToken);
-
-                // File.Copy's metadata: permission bits, and both times as the source has them after its
-                // data was read (reading may move the access time; File.Copy carries the moved one over; a
-                // clone reads nothing). Plus the stock task's rule that a read-only source gives a
-                // destination its owner can write.
-                LinuxNative.FileStatus times = result.Method == CloneMethod.Cloned ? status : LinuxNative.Stat(sourceFd, sourcePath);
-                LinuxNative.SetPermissions(destinationFd, status.PermissionBits | OwnerWrite, temporaryPath);
-                LinuxNative.SetTimes(destinationFd, times, temporaryPath);
+                result = Fill(source, destination, status, sourcePath, temporaryPath, cancellationToken);
             }
 
             cancellationToken.ThrowIfCancellationRequested();
@@ -57,6 +57,83 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             AtomicFile.DeleteQuietly(temporaryPath);
             throw;
         }
+    }
+
+    /// <summary>
+    /// The new file is made without a name (O_TMPFILE) in the destination's folder and gets the destination's
+    /// name only when complete (linkat): one directory operation instead of a temporary name and a rename, and
+    /// a crash or kill leaves nothing behind. An existing destination is replaced by naming the file beside it
+    /// and renaming it over, as the named path does. Null when the file system has no unnamed files, or this
+    /// system cannot name them (no /proc): the caller then uses a named temporary file.
+    /// </summary>
+    private CloneResult? TryCloneOrCopyIntoUnnamedFile(int unnamedFileFlag, string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    {
+        const int EPERM = 1, ENOENT = 2, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22, EOPNOTSUPP = 95;
+        const uint OwnerReadWrite = 0x180; // the final mode is set once the content is in
+        string folder = Path.GetDirectoryName(destinationPath) ?? "/";
+        using SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status);
+        int fd = LinuxNative.Open(folder, unnamedFileFlag | LinuxNative.OpenWriteOnly | LinuxNative.OpenCloseOnExec, OwnerReadWrite);
+        if (fd < 0)
+        {
+            int errno = Marshal.GetLastPInvokeError();
+            return errno is EOPNOTSUPP or EISDIR or EINVAL ? null : throw UnixFiles.OpenFailed(errno, destinationPath);
+        }
+
+        using var unnamed = new SafeFileHandle((IntPtr)fd, ownsHandle: true);
+        CloneResult result = Fill(source, unnamed, status, sourcePath, destinationPath, cancellationToken);
+        cancellationToken.ThrowIfCancellationRequested();
+
+        string self = "/proc/self/fd/" + fd.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        if (LinuxNative.linkat(LinuxNative.AtFdCwdValue, self, LinuxNative.AtFdCwdValue, destinationPath, LinuxNative.AtSymlinkFollow) == 0)
+        {
+            return result;
+        }
+
+        int linkErrno = Marshal.GetLastPInvokeError();
+        if (linkErrno == EEXIST)
+        {
+            string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+            if (LinuxNative.linkat(LinuxNative.AtFdCwdValue, self, LinuxNative.AtFdCwdValue, temporaryPath, LinuxNative.AtSymlinkFollow) != 0)
+            {
+                throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), destinationPath);
+            }
+
+            try
+            {
+                AtomicFile.Replace(temporaryPath, destinationPath);
+            }
+            catch
+            {
+                AtomicFile.DeleteQuietly(temporaryPath);
+                throw;
+            }
+
+            return result;
+        }
+
+        if (linkErrno is ENOENT or EPERM or ENOTDIR or EINVAL && Directory.Exists(folder))
+        {
+            Volatile.Write(ref _unnamedFilesCanBeNamed, false); // e.g. no /proc in this container: named files from now on
+            return null;
+        }
+
+        throw UnixErrors.ToException(linkErrno, destinationPath);
+    }
+
+    /// <summary>Puts the content (clone or copy) and File.Copy's metadata into <paramref name="destination"/>.</summary>
+    private CloneResult Fill(SafeFileHandle source, SafeFileHandle destination, in LinuxNative.FileStatus status, string sourcePath, string pathForErrors, CancellationToken cancellationToken)
+    {
+        int sourceFd = (int)source.DangerousGetHandle();
+        int destinationFd = (int)destination.DangerousGetHandle();
+        CloneResult result = CloneOrCopyContent(source, destination, sourceFd, destinationFd, status, sourcePath, pathForErrors, cancellationToken);
+
+        // File.Copy's metadata: permission bits, and both times as the source has them after its data was
+        // read (reading may move the access time; File.Copy carries the moved one over; a clone reads
+        // nothing). Plus the stock task's rule that a read-only source gives a destination its owner can write.
+        LinuxNative.FileStatus times = result.Method == CloneMethod.Cloned ? status : LinuxNative.Stat(sourceFd, sourcePath);
+        LinuxNative.SetPermissions(destinationFd, status.PermissionBits | OwnerWrite, pathForErrors);
+        LinuxNative.SetTimes(destinationFd, times, pathForErrors);
+        return result;
     }
 
     /// <summary>The refusal-cache key for a source file and a destination folder, as <see cref="CloneOrCopy"/> computes it.</summary>

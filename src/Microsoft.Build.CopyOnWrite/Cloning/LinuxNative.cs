@@ -53,6 +53,23 @@ internal static unsafe class LinuxNative
     public const int OpenNonBlocking = 0x800;
     public const int OpenCloseOnExec = 0x80000;
 
+    [DllImport(LibC, SetLastError = true)]
+    public static extern int linkat(int oldDirFd, string oldPath, int newDirFd, string newPath, int flags);
+
+    public const int AtFdCwdValue = -100;
+    public const int AtSymlinkFollow = 0x400;
+
+    /// <summary>
+    /// O_TMPFILE (__O_TMPFILE | O_DIRECTORY), whose O_DIRECTORY bit differs by processor: 040000 on arm64 and
+    /// powerpc, 0200000 on the rest we clone on. Null where we do not know it: the engine then names its file.
+    /// </summary>
+    public static int? UnnamedFileFlagFor(Architecture architecture) => architecture.ToString() switch
+    {
+        "X64" or "S390x" or "RiscV64" or "LoongArch64" => 0x410000,
+        "Arm64" or "Ppc64le" => 0x404000,
+        _ => null,
+    };
+
     /// <summary>open(2); a negative result leaves errno for <see cref="Marshal.GetLastPInvokeError"/>.</summary>
     public static int Open(string path, int flags, uint mode = 0) => open(path, flags, mode);
 

@@ -35,7 +35,7 @@ public sealed class CancellationTests
             Destinations = [destination],
             WhileRunning = copy =>
             {
-                caughtMidCopy = ChildProcess.WaitUntil(() => BigFiles.TemporariesBeside(destination).Length > 0, TimeSpan.FromSeconds(30));
+                caughtMidCopy = ChildProcess.WaitUntil(() => BigFiles.CopyUnderway(destination), TimeSpan.FromSeconds(30));
                 copy.Cancel();
             },
         });
@@ -98,7 +98,7 @@ public sealed class CancellationTests
               </Target>
             """);
 
-        BuildRun run = InterruptBuild(project, () => BigFiles.TemporariesBeside(destination).Length > 0);
+        BuildRun run = InterruptBuild(project, () => BigFiles.CopyUnderway(destination));
 
         previous.AssertUnchanged(destination, "the previous destination");
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));

@@ -1,3 +1,4 @@
+using System.Linq;
 using System;
 using System.IO;
 using System.Runtime.InteropServices;
@@ -23,6 +24,47 @@ public static class BigFiles
     public static string HundredMiBSource => HundredMiBOnRootDisk.Value;
 
     /// <summary>The temporary files an atomic write makes beside <paramref name="destination"/>, however it ended.</summary>
+    /// <summary>
+    /// True once a copy to <paramref name="destination"/> has written data: into a hidden temporary file beside
+    /// it, or into a file with no name yet (O_TMPFILE) in its folder, which only shows as an open descriptor
+    /// of the copying process, "/proc/PID/fd/N -> FOLDER/#INODE (deleted)".
+    /// </summary>
+    public static bool CopyUnderway(string destination)
+    {
+        if (TemporariesBeside(destination).Any(t => new FileInfo(t).Length > 0))
+        {
+            return true;
+        }
+
+        string unnamedPrefix = Path.GetDirectoryName(destination) + "/#";
+        foreach (string process in Directory.EnumerateDirectories("/proc"))
+        {
+            if (!char.IsDigit(Path.GetFileName(process)[0]))
+            {
+                continue;
+            }
+
+            try
+            {
+                foreach (string descriptor in Directory.EnumerateFileSystemEntries(Path.Combine(process, "fd")))
+                {
+                    string? target = new FileInfo(descriptor).LinkTarget;
+                    if (target is not null && target.StartsWith(unnamedPrefix, StringComparison.Ordinal) && target.EndsWith(" (deleted)", StringComparison.Ordinal)
+                        && new FileInfo(descriptor).Length > 0)
+                    {
+                        return true;
+                    }
+                }
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // The process ended or closed the descriptor while we looked.
+            }
+        }
+
+        return false;
+    }
+
     public static string[] TemporariesBeside(string destination)
         => Directory.GetFiles(Path.GetDirectoryName(destination)!, "." + Path.GetFileName(destination) + ".*" + AtomicFile.TemporarySuffix);
 
