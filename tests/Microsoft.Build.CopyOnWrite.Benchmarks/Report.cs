@@ -136,8 +136,8 @@ internal static class Report
         md.AppendLine("## 1. Clone engine vs File.Copy vs byte copy");
         md.AppendLine();
         md.AppendLine($"One measurement: one source file put at {EngineBenchmarks.Copies} distinct destinations in the same folder, by");
-        md.AppendLine("- **engine**: our `LinuxCloneEngine.CloneOrCopy` (ioctl FICLONE into a temporary file beside the destination, "
-            + "sendfile when it cannot clone, File.Copy's metadata, then rename over the destination),");
+        md.AppendLine("- **engine**: our `LinuxCloneEngine.CloneOrCopy` (ioctl FICLONE into a new unnamed file (O_TMPFILE) in the destination's folder, "
+            + "sendfile when it cannot clone, File.Copy's metadata, then linkat to the destination's name),");
         md.AppendLine("- **File.Copy**: `System.IO.File.Copy(source, destination, overwrite: true)`,");
         md.AppendLine("- **byte copy**: FileStream read/write through a 1 MiB buffer (FileStream's own buffer off), never clones.");
         md.AppendLine();
