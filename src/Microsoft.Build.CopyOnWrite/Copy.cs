@@ -375,7 +375,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         }
         catch (Exception e) when (IsBadPath(e))
         {
-            return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, BadPathMessage(e));
+            return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
         }
 
         if (SkipUnchangedFiles && IsUnchanged(sourcePath, destinationPath, out long length))
@@ -528,7 +528,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         if (destinationExists && options.OverwriteReadOnlyFiles && IsReadOnly(destinationPath))
         {
             Log.LogMessage(MessageImportance.Low, CopyMessages.RemovingReadOnly, destinationSpec);
-            File.SetAttributes(destinationPath, File.GetAttributes(destinationPath) & ~FileAttributes.ReadOnly);
+            ClearReadOnly(destinationPath);
         }
 
         // The stock task deletes an existing destination before linking or copying, except a read-only one and
@@ -655,18 +655,20 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
     {
         if (IsReadOnly(destinationPath))
         {
-            File.SetAttributes(destinationPath, File.GetAttributes(destinationPath) & ~FileAttributes.ReadOnly);
+            ClearReadOnly(destinationPath);
         }
     }
 
     /// <summary>Makes the link under a temporary name and renames it over the destination; returns the failure text or null.</summary>
     private static string? TryCreateLinkAtomically(string destinationPath, Action<string> createLinkAt)
     {
-        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
         try
         {
-            createLinkAt(temporaryPath);
-            AtomicFile.Replace(temporaryPath, destinationPath);
+            string temporaryPath = AtomicFile.WriteBeside(destinationPath, temporary =>
+            {
+                createLinkAt(temporary);
+                return temporary;
+            });
 
             // rename(2) between two names of one file does nothing and succeeds: the destination already was
             // this link, and the temporary name must not stay behind.
@@ -679,7 +681,6 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or PlatformNotSupportedException)
         {
-            AtomicFile.DeleteQuietly(temporaryPath);
             return e.Message;
         }
     }
@@ -724,9 +725,9 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
     /// <summary>Path errors that no retry can fix (MSB3021 at once).</summary>
     private static bool IsBadPath(Exception e) => e is ArgumentException or NotSupportedException or PathTooLongException;
 
-    private static string BadPathMessage(Exception e) => e.Message;
-
     private static bool IsReadOnly(string path) => (File.GetAttributes(path) & FileAttributes.ReadOnly) != 0;
+
+    private static void ClearReadOnly(string path) => File.SetAttributes(path, File.GetAttributes(path) & ~FileAttributes.ReadOnly);
 
     private void LogSummary()
     {

@@ -49,6 +49,27 @@ internal static class AtomicFile
         return Path.Combine(folder, TemporaryPrefix + name.Substring(0, kept) + "." + RandomHex() + TemporarySuffix);
     }
 
+    /// <summary>
+    /// Makes a file under a temporary name beside <paramref name="destinationPath"/> with
+    /// <paramref name="write"/>, then renames it over the destination; if anything fails, the temporary file
+    /// is deleted and the destination is left as it was.
+    /// </summary>
+    public static T WriteBeside<T>(string destinationPath, Func<string, T> write)
+    {
+        string temporaryPath = TemporaryPathBeside(destinationPath);
+        try
+        {
+            T result = write(temporaryPath);
+            Replace(temporaryPath, destinationPath);
+            return result;
+        }
+        catch
+        {
+            DeleteQuietly(temporaryPath);
+            throw;
+        }
+    }
+
     public static bool IsTemporaryName(string fileName)
         => fileName.StartsWith(TemporaryPrefix, StringComparison.Ordinal) && fileName.EndsWith(TemporarySuffix, StringComparison.Ordinal);
 

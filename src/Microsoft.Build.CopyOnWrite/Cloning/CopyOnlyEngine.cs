@@ -16,8 +16,7 @@ internal sealed class CopyOnlyEngine : ICloneEngine
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
-        try
+        return AtomicFile.WriteBeside(destinationPath, temporaryPath =>
         {
             File.Copy(sourcePath, temporaryPath, overwrite: false);
             var copied = new FileInfo(temporaryPath);
@@ -26,13 +25,7 @@ internal sealed class CopyOnlyEngine : ICloneEngine
                 copied.Attributes &= ~FileAttributes.ReadOnly;
             }
 
-            AtomicFile.Replace(temporaryPath, destinationPath);
             return CloneResult.Copied(copied.Length, FallbackReason.PlatformCannotClone, _platform);
-        }
-        catch
-        {
-            AtomicFile.DeleteQuietly(temporaryPath);
-            throw;
-        }
+        });
     }
 }

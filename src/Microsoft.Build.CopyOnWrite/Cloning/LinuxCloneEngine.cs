@@ -38,8 +38,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             return done;
         }
 
-        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
-        try
+        return AtomicFile.WriteBeside(destinationPath, temporaryPath =>
         {
             CloneResult result;
             using (SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status))
@@ -49,14 +48,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             }
 
             cancellationToken.ThrowIfCancellationRequested();
-            AtomicFile.Replace(temporaryPath, destinationPath);
             return result;
-        }
-        catch
-        {
-            AtomicFile.DeleteQuietly(temporaryPath);
-            throw;
-        }
+        });
     }
 
     /// <summary>
@@ -92,23 +85,10 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         int linkErrno = Marshal.GetLastPInvokeError();
         if (linkErrno == EEXIST)
         {
-            string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
-            if (LinuxNative.linkat(LinuxNative.AtFdCwdValue, self, LinuxNative.AtFdCwdValue, temporaryPath, LinuxNative.AtSymlinkFollow) != 0)
-            {
-                throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), destinationPath);
-            }
-
-            try
-            {
-                AtomicFile.Replace(temporaryPath, destinationPath);
-            }
-            catch
-            {
-                AtomicFile.DeleteQuietly(temporaryPath);
-                throw;
-            }
-
-            return result;
+            return AtomicFile.WriteBeside(destinationPath, temporaryPath =>
+                LinuxNative.linkat(LinuxNative.AtFdCwdValue, self, LinuxNative.AtFdCwdValue, temporaryPath, LinuxNative.AtSymlinkFollow) == 0
+                    ? result
+                    : throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), destinationPath));
         }
 
         if (linkErrno is ENOENT or EPERM or ENOTDIR or EINVAL && Directory.Exists(folder))

@@ -27,8 +27,7 @@ internal sealed class MacCloneEngine : ICloneEngine
 
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
-        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
-        try
+        return AtomicFile.WriteBeside(destinationPath, temporaryPath =>
         {
             CloneResult result;
             using (SafeFileHandle source = File.OpenHandle(sourcePath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete))
@@ -43,14 +42,8 @@ internal sealed class MacCloneEngine : ICloneEngine
             }
 
             cancellationToken.ThrowIfCancellationRequested();
-            AtomicFile.Replace(temporaryPath, destinationPath);
             return result;
-        }
-        catch
-        {
-            AtomicFile.DeleteQuietly(temporaryPath);
-            throw;
-        }
+        });
     }
 
     /// <returns>None when <paramref name="temporaryPath"/> is now a clone; otherwise why not, and nothing was created.</returns>

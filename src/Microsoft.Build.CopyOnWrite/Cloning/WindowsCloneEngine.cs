@@ -31,8 +31,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
-        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
-        try
+        return AtomicFile.WriteBeside(destinationPath, temporaryPath =>
         {
             CloneResult result;
 
@@ -52,14 +51,8 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             }
 
             cancellationToken.ThrowIfCancellationRequested();
-            AtomicFile.Replace(temporaryPath, destinationPath);
             return result;
-        }
-        catch
-        {
-            AtomicFile.DeleteQuietly(temporaryPath);
-            throw;
-        }
+        });
     }
 
     private CloneResult CloneOrCopyContent(FileStream source, FileStream destination, string temporaryPath, CancellationToken cancellationToken)
