@@ -22,6 +22,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     private readonly nuint? _ficlone;
     private readonly int? _unnamedFileFlag;
     private bool _unnamedFilesCanBeNamed = true;
+    private bool _linkFromDescriptor = true;
 
     public LinuxCloneEngine(CloneCapabilityCache refusals, Architecture architecture)
     {
@@ -76,19 +77,19 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         CloneResult result = Fill(source, unnamed, status, sourcePath, destinationPath, cancellationToken);
         cancellationToken.ThrowIfCancellationRequested();
 
-        string self = "/proc/self/fd/" + fd.ToString(System.Globalization.CultureInfo.InvariantCulture);
-        if (LinuxNative.linkat(LinuxNative.AtFdCwdValue, self, LinuxNative.AtFdCwdValue, destinationPath, LinuxNative.AtSymlinkFollow) == 0)
+        int linkErrno = Name(fd, destinationPath);
+        if (linkErrno == 0)
         {
             return result;
         }
 
-        int linkErrno = Marshal.GetLastPInvokeError();
         if (linkErrno == EEXIST)
         {
             return AtomicFile.WriteBeside(destinationPath, temporaryPath =>
-                LinuxNative.linkat(LinuxNative.AtFdCwdValue, self, LinuxNative.AtFdCwdValue, temporaryPath, LinuxNative.AtSymlinkFollow) == 0
-                    ? result
-                    : throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), destinationPath));
+            {
+                int errno = Name(fd, temporaryPath);
+                return errno == 0 ? result : throw UnixErrors.ToException(errno, destinationPath);
+            });
         }
 
         if (linkErrno is ENOENT or EPERM or ENOTDIR or EINVAL && Directory.Exists(folder))
@@ -98,6 +99,48 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         }
 
         throw UnixErrors.ToException(linkErrno, destinationPath);
+    }
+
+    /// <summary>
+    /// Gives the unnamed file <paramref name="fd"/> the name <paramref name="path"/>; 0 or the errno. Straight from
+    /// the descriptor (linkat AT_EMPTY_PATH: Linux 6.10+ lets the file's opener do it) where the kernel allows it,
+    /// else through its /proc/self/fd link, which costs a walk through /proc and a ptrace access check per file.
+    /// </summary>
+    private int Name(int fd, string path)
+    {
+        const int EPERM = 1, ENOENT = 2, EINVAL = 22, ENOSYS = 38;
+        if (Volatile.Read(ref _linkFromDescriptor))
+        {
+            if (LinuxNative.linkat(fd, string.Empty, LinuxNative.AtFdCwdValue, path, LinuxNative.AtEmptyPath) == 0)
+            {
+                return 0;
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno is not (ENOENT or EPERM or EINVAL or ENOSYS))
+            {
+                return errno; // EEXIST, ENOSPC, EIO...: the same through /proc
+            }
+
+            // Before 6.10 only CAP_DAC_READ_SEARCH may (ENOENT otherwise). If /proc can, it is the way from now on.
+            int viaProc = NameThroughProc(fd, path);
+            if (viaProc == 0)
+            {
+                Volatile.Write(ref _linkFromDescriptor, false);
+            }
+
+            return viaProc;
+        }
+
+        return NameThroughProc(fd, path);
+    }
+
+    private static int NameThroughProc(int fd, string path)
+    {
+        string self = "/proc/self/fd/" + fd.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        return LinuxNative.linkat(LinuxNative.AtFdCwdValue, self, LinuxNative.AtFdCwdValue, path, LinuxNative.AtSymlinkFollow) == 0
+            ? 0
+            : Marshal.GetLastPInvokeError();
     }
 
     /// <summary>Puts the content (clone or copy) and File.Copy's metadata into <paramref name="destination"/>.</summary>

@@ -105,7 +105,7 @@ internal static unsafe class LinuxNative
 
     private const int AtFdCwd = -100;
     private const int AtSymlinkNoFollow = 0x100;
-    private const int AtEmptyPath = 0x1000;
+    public const int AtEmptyPath = 0x1000;
     private const uint StatxBasicStats = 0x7FF;
 
     /// <summary>statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat.</summary>
