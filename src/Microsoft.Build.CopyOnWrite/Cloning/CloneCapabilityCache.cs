@@ -20,6 +20,7 @@ internal sealed class CloneCapabilityCache
     public static readonly TimeSpan DefaultRefusalLifetime = TimeSpan.FromSeconds(30);
 
     private readonly ConcurrentDictionary<VolumePair, Refusal> _refusals = new();
+    private readonly ConcurrentDictionary<ulong, bool> _sourcesEverRefused = new();
     private readonly Func<long> _clockTicks;
 
     public CloneCapabilityCache()
@@ -56,7 +57,17 @@ internal sealed class CloneCapabilityCache
     }
 
     public void RememberRefusal(VolumePair volumes, FallbackReason reason, string? detail)
-        => _refusals[volumes] = new Refusal(reason, detail, _clockTicks());
+    {
+        _sourcesEverRefused[volumes.SourceVolume] = true;
+        _refusals[volumes] = new Refusal(reason, detail, _clockTicks());
+    }
+
+    /// <summary>
+    /// False when no refusal was ever remembered for a source on this volume: then there is nothing to look
+    /// up, and an engine can skip working out the destination's half of the key (a statfs per file) until a
+    /// clone is refused. True can be stale (it is never cleared); that only costs the lookup.
+    /// </summary>
+    public bool HasRefusalsFrom(ulong sourceVolume) => !_sourcesEverRefused.IsEmpty && _sourcesEverRefused.ContainsKey(sourceVolume);
 
     /// <summary>The file system cloned after all (remounted, reformatted): forget what it said before.</summary>
     public void Forget(VolumePair volumes) => _refusals.TryRemove(volumes, out _);

@@ -194,12 +194,19 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             return Copied(FallbackReason.PlatformCannotClone, RuntimeInformation.ProcessArchitecture.ToString());
         }
 
-        // One statfs names the destination's file system instance (the key) and kind (for messages).
-        (long fileSystemType, ulong fileSystemId) = LinuxNative.FileSystem(destinationFd);
-        var volumes = new VolumePair(status.Device, fileSystemId, fileSystemType);
-        if (_refusals.RememberedRefusal(volumes) is CloneCapabilityCache.Refusal refusal)
+        // One statfs names the destination's file system instance (the key) and kind (for messages). It is
+        // only needed when this source's volume was refused before, or when the clone is refused now.
+        VolumePair volumes = default;
+        long fileSystemType = 0;
+        bool volumesKnown = false;
+        if (_refusals.HasRefusalsFrom(status.Device))
         {
-            return Copied(refusal.Reason, refusal.Detail);
+            volumes = VolumesOf(destinationFd, status, out fileSystemType);
+            volumesKnown = true;
+            if (_refusals.RememberedRefusal(volumes) is CloneCapabilityCache.Refusal refusal)
+            {
+                return Copied(refusal.Reason, refusal.Detail);
+            }
         }
 
         if (LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0)
@@ -212,6 +219,11 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         if (fallback is not FallbackReason reason)
         {
             throw UnixErrors.ToException(errno, temporaryPath);
+        }
+
+        if (!volumesKnown)
+        {
+            volumes = VolumesOf(destinationFd, status, out fileSystemType);
         }
 
         string detail = reason == FallbackReason.FileSystemRefused
@@ -229,6 +241,12 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             long bytes = CopyBytes(source, destination, sourceFd, destinationFd, temporaryPath, cancellationToken);
             return CloneResult.Copied(bytes, why, detail);
         }
+    }
+
+    private static VolumePair VolumesOf(int destinationFd, in LinuxNative.FileStatus source, out long fileSystemType)
+    {
+        (fileSystemType, ulong fileSystemId) = LinuxNative.FileSystem(destinationFd);
+        return new VolumePair(source.Device, fileSystemId, fileSystemType);
     }
 
     /// <summary>Copies from the current offset to the end of the source, in chunks so a cancel is noticed.</summary>

@@ -27,6 +27,20 @@ public sealed class CloneCapabilityCacheTests
     }
 
     [TestMethod]
+    public void A_source_volume_has_refusals_only_once_one_from_it_is_remembered_and_keeps_saying_so_after_Forget()
+    {
+        CloneCapabilityCache cache = NewCache();
+        Assert.IsFalse(cache.HasRefusalsFrom(Ext4ToExt4.SourceVolume));
+
+        cache.RememberRefusal(Ext4ToExt4, FallbackReason.FileSystemCannotClone, "ext4");
+        cache.Forget(Ext4ToExt4);
+
+        Assert.IsTrue(cache.HasRefusalsFrom(Ext4ToExt4.SourceVolume), "may be stale: it only makes the engine look the pair up");
+        Assert.IsFalse(cache.HasRefusalsFrom(Ext4ToExt4.SourceVolume + 1));
+        Assert.IsNull(cache.RememberedRefusal(Ext4ToExt4));
+    }
+
+    [TestMethod]
     public void A_refusal_is_remembered_with_its_reason_and_detail()
     {
         CloneCapabilityCache cache = NewCache();

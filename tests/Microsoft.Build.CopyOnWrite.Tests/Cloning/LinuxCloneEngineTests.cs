@@ -258,6 +258,23 @@ public sealed class LinuxCloneEngineTests
         Assert.AreEqual(CloneMethod.Cloned, afterExpiry.Method);
     }
 
+    [TestMethod]
+    public void A_refusal_remembered_for_another_destination_volume_does_not_stop_a_clone_from_the_same_source_volume()
+    {
+        var cache = new CloneCapabilityCache();
+        LinuxCloneEngine engine = NewEngine(cache);
+        string folder = LoopFileSystems.Xfs.NewFolder("other-pair");
+        string source = TestFiles.Write(folder, "source.bin", 100_000);
+        string destination = Path.Combine(folder, "destination.bin");
+        VolumePair here = VolumePairOf(source, destination);
+        cache.RememberRefusal(here with { DestinationVolume = here.DestinationVolume + 1 }, FallbackReason.DifferentVolumes, null);
+
+        CloneResult result = engine.CloneOrCopy(source, destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        SharedExtents.AssertAllShared(destination, "cloned although the source's volume was refused elsewhere");
+    }
+
     private static VolumePair VolumePairOf(string source, string destination)
         => LinuxCloneEngine.VolumePairFor(source, Path.GetDirectoryName(destination)!);
 }
