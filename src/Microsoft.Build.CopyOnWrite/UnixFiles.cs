@@ -105,8 +105,8 @@ internal static class UnixFiles
     }
 
     /// <summary>
-    /// Clears O_NONBLOCK before .NET reads through the handle: it takes a non-blocking descriptor for an
-    /// asynchronous one. Regular files ignore the flag, so only the rare read-and-write path needs this.
+    /// Clears O_NONBLOCK, for a source that said EAGAIN (a pseudo file with nothing to give yet): File.Copy
+    /// reads it blocking, so the copy waits as File.Copy would. Regular files ignore the flag, so this is rare.
     /// </summary>
     public static void MakeBlocking(SafeFileHandle handle, string pathForErrors)
     {

@@ -1,5 +1,6 @@
 #if NET
 using System;
+using System.Buffers;
 using System.IO;
 using System.Runtime.InteropServices;
 using System.Threading;
@@ -16,6 +17,7 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 internal sealed class LinuxCloneEngine : ICloneEngine
 {
     private const int CopyChunkBytes = 64 << 20; // between cancellation checks
+    private const int ReadWriteBufferBytes = 1 << 16;
     private const uint OwnerWrite = 0x80; // S_IWUSR
 
     private readonly CloneCapabilityCache _refusals;
@@ -148,7 +150,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     {
         int sourceFd = (int)source.DangerousGetHandle();
         int destinationFd = (int)destination.DangerousGetHandle();
-        CloneResult result = CloneOrCopyContent(source, destination, sourceFd, destinationFd, status, sourcePath, pathForErrors, cancellationToken);
+        CloneResult result = CloneOrCopyContent(source, sourceFd, destinationFd, status, sourcePath, pathForErrors, cancellationToken);
 
         // File.Copy's metadata: permission bits, and both times as the source has them after its data was
         // read (reading may move the access time; File.Copy carries the moved one over; a clone reads
@@ -170,7 +172,6 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
     private CloneResult CloneOrCopyContent(
         SafeFileHandle source,
-        SafeFileHandle destination,
         int sourceFd,
         int destinationFd,
         in LinuxNative.FileStatus status,
@@ -178,6 +179,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         string temporaryPath,
         CancellationToken cancellationToken)
     {
+        long size = status.Size;
         if (!status.IsRegularFile)
         {
             return Copied(FallbackReason.NotARegularFile, null);
@@ -185,7 +187,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
         if (status.Size == 0)
         {
-            // Some files report size 0 yet have content (/proc); a read loop copies whatever is there.
+            // Some files report size 0 yet have content (/proc): reading finds out, in one read for a truly empty file.
             return Copied(FallbackReason.EmptyFile, null);
         }
 
@@ -238,7 +240,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
         CloneResult Copied(FallbackReason why, string? detail)
         {
-            long bytes = CopyBytes(source, destination, sourceFd, destinationFd, temporaryPath, cancellationToken);
+            long bytes = CopyBytes(source, sourceFd, destinationFd, size, sourcePath, temporaryPath, cancellationToken);
             return CloneResult.Copied(bytes, why, detail);
         }
     }
@@ -249,24 +251,32 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         return new VolumePair(source.Device, fileSystemId, fileSystemType);
     }
 
-    /// <summary>Copies from the current offset to the end of the source, in chunks so a cancel is noticed.</summary>
-    private static long CopyBytes(SafeFileHandle source, SafeFileHandle destination, int sourceFd, int destinationFd, string temporaryPath, CancellationToken cancellationToken)
+    /// <summary>
+    /// Copies the source from its start: in-kernel (sendfile) up to the size statx gave, as File.Copy does;
+    /// then, for a file whose size said nothing or did not add up (pseudo files: size 0, content on read),
+    /// with plain reads to its real end. A truly empty file costs one read that returns nothing.
+    /// </summary>
+    private static long CopyBytes(SafeFileHandle source, int sourceFd, int destinationFd, long size, string sourcePath, string temporaryPath, CancellationToken cancellationToken)
     {
         long total = 0;
-        while (true)
+        while (size > 0)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            nint sent = LinuxNative.sendfile(destinationFd, sourceFd, 0, CopyChunkBytes);
+            nint sent = LinuxNative.sendfile(destinationFd, sourceFd, 0, (nuint)Math.Min(CopyChunkBytes, Math.Max(size - total, 1)));
             if (sent > 0)
             {
                 total += sent;
+                if (total == size)
+                {
+                    return total;
+                }
+
                 continue;
             }
 
             if (sent == 0)
             {
-                UnixFiles.MakeBlocking(source, temporaryPath);
-                return total + CopyBytesWithReadWrite(source, destination, total, cancellationToken);
+                break; // shorter than its size said: whatever reading still finds is the content
             }
 
             int errno = Marshal.GetLastPInvokeError();
@@ -277,34 +287,75 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
             if (total == 0 && errno is LinuxNative.EINVAL or LinuxNative.ENOSYS)
             {
-                // sendfile cannot read this kind of file: read and write instead.
-                UnixFiles.MakeBlocking(source, temporaryPath);
-                return CopyBytesWithReadWrite(source, destination, 0, cancellationToken);
+                break; // sendfile cannot read this kind of file: read and write instead
             }
 
             throw UnixErrors.ToException(errno, temporaryPath);
         }
+
+        return total + CopyBytesWithReadWrite(source, sourceFd, destinationFd, sourcePath, temporaryPath, cancellationToken);
     }
 
     /// <summary>
-    /// Reads to the real end of file. sendfile returns 0 at st_size, but pseudo files (size 0, content on
-    /// read) have more to give, so the tail is always drained with plain reads.
+    /// read and write from the current offsets to the real end of file, with a pooled buffer (a new 64 KiB
+    /// array per file makes the GC map and unmap memory). The source was opened non-blocking; a regular
+    /// file ignores that, and a pseudo file that would block (EAGAIN) is made blocking, as File.Copy reads it.
     /// </summary>
-    private static long CopyBytesWithReadWrite(SafeFileHandle source, SafeFileHandle destination, long offset, CancellationToken cancellationToken)
+    private static unsafe long CopyBytesWithReadWrite(SafeFileHandle source, int sourceFd, int destinationFd, string sourcePath, string temporaryPath, CancellationToken cancellationToken)
     {
-        byte[] buffer = new byte[1 << 16];
-        long total = 0;
-        while (true)
+        byte[] buffer = ArrayPool<byte>.Shared.Rent(ReadWriteBufferBytes);
+        try
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            int read = RandomAccess.Read(source, buffer, offset + total);
-            if (read == 0)
+            fixed (byte* start = buffer)
             {
-                return total;
-            }
+                long total = 0;
+                while (true)
+                {
+                    cancellationToken.ThrowIfCancellationRequested();
+                    nint read = LinuxNative.read(sourceFd, start, (nuint)buffer.Length);
+                    if (read == 0)
+                    {
+                        return total;
+                    }
 
-            RandomAccess.Write(destination, new ReadOnlySpan<byte>(buffer, 0, read), offset + total);
-            total += read;
+                    if (read < 0)
+                    {
+                        int errno = Marshal.GetLastPInvokeError();
+                        if (errno == LinuxNative.EAGAIN)
+                        {
+                            UnixFiles.MakeBlocking(source, sourcePath);
+                        }
+                        else if (errno != LinuxNative.EINTR)
+                        {
+                            throw UnixErrors.ToException(errno, sourcePath);
+                        }
+
+                        continue;
+                    }
+
+                    for (nint written = 0; written < read;)
+                    {
+                        nint wrote = LinuxNative.write(destinationFd, start + written, (nuint)(read - written));
+                        if (wrote > 0)
+                        {
+                            written += wrote;
+                            continue;
+                        }
+
+                        int errno = wrote < 0 ? Marshal.GetLastPInvokeError() : 28; // no progress would loop forever: say ENOSPC
+                        if (errno != LinuxNative.EINTR)
+                        {
+                            throw UnixErrors.ToException(errno, temporaryPath);
+                        }
+                    }
+
+                    total += read;
+                }
+            }
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
         }
     }
 }

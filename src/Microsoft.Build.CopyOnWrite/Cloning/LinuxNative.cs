@@ -11,6 +11,7 @@ internal static unsafe class LinuxNative
     private const string LibC = "libc";
 
     public const int EINTR = 4;
+    public const int EAGAIN = 11;
     public const int EINVAL = 22;
     public const int ENOSYS = 38;
 
@@ -39,6 +40,12 @@ internal static unsafe class LinuxNative
 
     [DllImport(LibC, SetLastError = true)]
     public static extern nint sendfile(int outFd, int inFd, nint offset, nuint count);
+
+    [DllImport(LibC, SetLastError = true)]
+    public static extern nint read(int fd, byte* buffer, nuint count);
+
+    [DllImport(LibC, SetLastError = true)]
+    public static extern nint write(int fd, byte* buffer, nuint count);
 
     [DllImport(LibC, SetLastError = true)]
     private static extern int open(string path, int flags, uint mode);

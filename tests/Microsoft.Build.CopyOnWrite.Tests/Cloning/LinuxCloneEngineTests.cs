@@ -114,6 +114,82 @@ public sealed class LinuxCloneEngineTests
         StringAssert.StartsWith(File.ReadAllText(destination), "Linux version");
     }
 
+    [TestMethod]
+    public void A_pseudo_file_that_reports_size_zero_and_holds_more_than_one_read_is_copied_whole_onto_xfs()
+    {
+        const string Symbols = "/proc/kallsyms"; // size 0, megabytes on read
+        string destination = Path.Combine(LoopFileSystems.Xfs.NewFolder("proc-big"), "kallsyms.txt");
+
+        CloneResult result = NewEngine().CloneOrCopy(Symbols, destination, CancellationToken.None);
+
+        byte[] expected = File.ReadAllBytes(Symbols);
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(FallbackReason.EmptyFile, result.Reason);
+        Assert.IsTrue(expected.Length > 1 << 16, "the premise: more than one 64 KiB read");
+        Assert.AreEqual(expected.LongLength, result.Bytes);
+        CollectionAssert.AreEqual(expected, File.ReadAllBytes(destination));
+    }
+
+    [TestMethod]
+    public void A_pseudo_file_that_reports_more_than_it_holds_is_copied_with_its_real_content()
+    {
+        const string OnlineCpus = "/sys/devices/system/cpu/online"; // sysfs says 4096 bytes; it holds a few
+        if (!File.Exists(OnlineCpus))
+        {
+            Assert.Inconclusive($"SKIPPED: {OnlineCpus} is not there (no sysfs).");
+        }
+
+        string destination = Path.Combine(LoopFileSystems.Btrfs.NewFolder("sysfs"), "online.txt");
+
+        CloneResult result = NewEngine().CloneOrCopy(OnlineCpus, destination, CancellationToken.None);
+
+        string expected = File.ReadAllText(OnlineCpus);
+        Assert.AreEqual(4096, new FileInfo(OnlineCpus).Length, "the premise: sysfs reports more than the content");
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(expected, File.ReadAllText(destination));
+        Assert.AreEqual(expected.Length, result.Bytes);
+    }
+
+    /// <summary>
+    /// An empty file is read once, as File.Copy reads it: that read moves the source's access time (relatime,
+    /// an access time older than a day), and File.Copy carries the moved one over. Field by field, as below.
+    /// </summary>
+    [DataTestMethod]
+    [DataRow("xfs", "644")]
+    [DataRow("btrfs", "444")]
+    [DataRow("ext4", "755")]
+    public void An_empty_file_gets_the_times_and_mode_File_Copy_gives_it_made_owner_writable(string kind, string sourceMode)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("empty-metadata");
+        string source = Path.Combine(folder, "empty.txt");
+        File.WriteAllBytes(source, Array.Empty<byte>());
+        string byFileCopy = Path.Combine(folder, "by-file-copy.txt");
+        string byEngine = Path.Combine(folder, "by-engine.txt");
+        const string Modified = "2001-02-03 04:05:06.123456789";
+        const string Accessed = "2002-03-04 05:06:07.987654321";
+        UnixFileFacts.SetMode(source, sourceMode);
+
+        UnixFileFacts.SetTimes(source, Modified, Accessed);
+        UnixFileFacts sourceBefore = UnixFileFacts.Of(source);
+        File.Copy(source, byFileCopy);
+        UnixFileFacts sourceAfterFileCopy = UnixFileFacts.Of(source);
+        UnixFileFacts.SetTimes(source, Modified, Accessed);
+        CloneResult result = NewEngine().CloneOrCopy(source, byEngine, CancellationToken.None);
+        UnixFileFacts sourceAfterEngine = UnixFileFacts.Of(source);
+
+        UnixFileFacts expected = UnixFileFacts.Of(byFileCopy);
+        UnixFileFacts actual = UnixFileFacts.Of(byEngine);
+        Assert.AreEqual(FallbackReason.EmptyFile, result.Reason);
+        Assert.AreEqual(0, actual.Size);
+        Assert.AreEqual(expected.ModifiedNanoseconds, actual.ModifiedNanoseconds, "last-write time");
+        Assert.AreNotEqual(sourceBefore.AccessedNanoseconds, sourceAfterFileCopy.AccessedNanoseconds, "File.Copy's read of the empty source moved its access time (the premise)");
+        Assert.AreEqual(sourceAfterFileCopy.AccessedNanoseconds, expected.AccessedNanoseconds, "File.Copy's last-access time (the premise)");
+        Assert.AreNotEqual(sourceBefore.AccessedNanoseconds, sourceAfterEngine.AccessedNanoseconds, "the engine reads the empty source as File.Copy does");
+        Assert.AreEqual(sourceAfterEngine.AccessedNanoseconds, actual.AccessedNanoseconds, "last-access time");
+        Assert.AreEqual(sourceMode, expected.Mode, "File.Copy keeps the mode (the premise of this test)");
+        Assert.AreEqual(Convert.ToString(Convert.ToInt32(sourceMode, 8) | 0x80, 8), actual.Mode, "File.Copy's mode plus owner-write");
+    }
+
     /// <summary>Field by field against File.Copy (what the stock task uses), plus the stock task's owner-writable rule.</summary>
     [DataTestMethod]
     [DataRow("xfs", "644")]
