@@ -16,14 +16,11 @@ namespace Microsoft.Build.CopyOnWrite;
 /// </summary>
 /// <remarks>This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/).</remarks>
 /// <remarks>
-/// Not marked [MSBuildMultiThreadableTask]: in a multi-threaded build (-mt) MSBuild gives each project its own
-/// environment through TaskEnvironment, which only IMultiThreadableTask implementations receive (an 18.x type we
-/// cannot use and still load in MSBuild 17.8), and this task must read MSBuild's Copy switches
-/// (MSBUILDALWAYSRETRY, MSBUILDCOPYWITHOUTDELETE, ...) from it. So under -mt it runs in a task host, where the
-/// environment and current directory are the project's. Paths already come from the items' FullPath, not the
-/// process's current directory.
+/// Process-wide state: none. Paths come from the items' FullPath (resolved against their project's directory by
+/// MSBuild), never from the current directory; environment variables come from <see cref="ReadProjectEnvironment"/>
+/// (Copy.Environment.cs), which is the project's TaskEnvironment in the multi-threaded flavour.
 /// </remarks>
-public sealed class Copy : Task, IIncrementalTask, ICancelableTask
+public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 {
     private const string DestinationFilesName = "DestinationFiles";
     private const string DestinationFolderName = "DestinationFolder";
@@ -44,11 +41,11 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
     }
 
     /// <param name="engine">The clone engine; null for this process's shared one.</param>
-    /// <param name="environment">Reads environment variables; null for the process environment.</param>
+    /// <param name="environment">Reads environment variables; null for the project's (see Copy.Environment.cs).</param>
     internal Copy(ICloneEngine? engine, Func<string, string?>? environment)
     {
         _engine = engine ?? CloneEngines.Current;
-        _environment = environment ?? Environment.GetEnvironmentVariable;
+        _environment = environment ?? ReadProjectEnvironment;
     }
 
     public ITaskItem[]? SourceFiles { get; set; }
@@ -129,7 +126,7 @@ public sealed class Copy : Task, IIncrementalTask, ICancelableTask
         bool allSucceeded = RunPairs(pairs, options);
         CopiedFiles = pairs.Where(pair => pair.Succeeded).Select(pair => pair.Destination).ToArray();
         LogSummary();
-        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, Settings, SettingsProblem);
+        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, Settings, SettingsProblem, _environment("NUGET_PACKAGES"));
         return allSucceeded && savingsOk && !_cancellation.IsCancellationRequested;
     }
 

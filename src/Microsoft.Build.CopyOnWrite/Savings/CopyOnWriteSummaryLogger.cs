@@ -178,7 +178,8 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
 
         foreach (CrossVolumeGroup group in CrossVolumeGroups())
         {
-            lines.Add(SavingsReport.DescribeCrossVolume(group.Files, group.Bytes, group.SourceRoot, group.DestinationRoot));
+            // A logger lives in the process that started the build, whose environment is the build's.
+            lines.Add(SavingsReport.DescribeCrossVolume(group.Files, group.Bytes, group.SourceRoot, group.DestinationRoot, Environment.GetEnvironmentVariable("NUGET_PACKAGES")));
         }
 
         return lines;

@@ -25,7 +25,7 @@ internal static class SavingsReport
     public const string BadSettingCode = "COW003";
 
     /// <summary>Logs what this invocation saved and missed; false when it logged an error.</summary>
-    public static bool Report(TaskLoggingHelper log, IBuildEngine? engine, CopySummary summary, CopyOnWriteSettings settings, string? settingsProblem)
+    public static bool Report(TaskLoggingHelper log, IBuildEngine? engine, CopySummary summary, CopyOnWriteSettings settings, string? settingsProblem, string? packageCache)
     {
         bool ok = true;
         if (settingsProblem is not null)
@@ -47,7 +47,7 @@ internal static class SavingsReport
             {
                 foreach (NotClonedFiles files in notCloned.Where(files => NotClonedFiles.IsMissedClone(files.Reason)))
                 {
-                    LogError(log, RequiredCode, DescribeRequiredFailure(files));
+                    LogError(log, RequiredCode, DescribeRequiredFailure(files, packageCache));
                     ok = false;
                 }
             }
@@ -57,7 +57,7 @@ internal static class SavingsReport
                 {
                     if (FirstTimeThisBuild(engine, entry))
                     {
-                        string text = DescribeCrossVolume(entry.Files, entry.Bytes, entry.SourceRoot, entry.DestinationRoot);
+                        string text = DescribeCrossVolume(entry.Files, entry.Bytes, entry.SourceRoot, entry.DestinationRoot, packageCache);
                         if (settings.WarnWhenNotCloned)
                         {
                             log.LogWarning(subcategory: null, warningCode: CrossVolumeCode, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);
@@ -79,32 +79,36 @@ internal static class SavingsReport
     /// /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume
     /// (NUGET_PACKAGES) to clone them."
     /// </summary>
-    public static string DescribeCrossVolume(int files, long bytes, string sourceRoot, string destinationRoot)
+    public static string DescribeCrossVolume(int files, long bytes, string sourceRoot, string destinationRoot, string? packageCache)
     {
-        string advice = IsPackageCache(sourceRoot)
+        string advice = IsPackageCache(sourceRoot, packageCache)
             ? "put the package cache on the same volume (NUGET_PACKAGES) to clone them"
             : $"put {sourceRoot} on the same volume as {destinationRoot} to clone them";
         return $"CopyOnWrite: {(files == 1 ? "1 file" : files + " files")} ({FileSizeText.Format(bytes)}) {(files == 1 ? "was" : "were")} copied, not cloned, because they come from {sourceRoot} on another volume than {destinationRoot}; {advice}.";
     }
 
-    private static bool IsPackageCache(string folder)
+    /// <param name="packageCache">NUGET_PACKAGES from the project's environment, if set.</param>
+    private static bool IsPackageCache(string folder, string? packageCache)
     {
-        string? packages = Environment.GetEnvironmentVariable("NUGET_PACKAGES");
-        if (!string.IsNullOrEmpty(packages) && NotClonedFiles.CommonFolder(Path.GetFullPath(packages!).TrimEnd('/', '\\'), folder) == Path.GetFullPath(packages!).TrimEnd('/', '\\'))
+        if (!string.IsNullOrEmpty(packageCache) && Path.IsPathRooted(packageCache))
         {
-            return true;
+            string cache = Path.GetFullPath(packageCache!).TrimEnd('/', '\\');
+            if (NotClonedFiles.CommonFolder(cache, folder) == cache)
+            {
+                return true;
+            }
         }
 
         string normalized = folder.Replace('\\', '/');
         return normalized.IndexOf("/.nuget/packages", StringComparison.OrdinalIgnoreCase) >= 0;
     }
 
-    private static string DescribeRequiredFailure(NotClonedFiles files)
+    private static string DescribeRequiredFailure(NotClonedFiles files, string? packageCache)
     {
         string others = files.Files > 1 ? $" ({files.Files} files, {FileSizeText.Format(files.Bytes)} in this Copy, for the same reason)" : string.Empty;
         string advice = files.Reason switch
         {
-            FallbackReason.DifferentVolumes => IsPackageCache(files.SourceRoot)
+            FallbackReason.DifferentVolumes => IsPackageCache(files.SourceRoot, packageCache)
                 ? "Put the package cache on the repository's volume (set NUGET_PACKAGES to a folder there)"
                 : $"Put the sources ({files.SourceRoot}) on the same volume as the destinations ({files.DestinationRoot})",
             FallbackReason.FileSystemCannotClone => "Build on a volume that clones: XFS formatted with reflink=1, btrfs, APFS, or ReFS / Dev Drive",

@@ -46,8 +46,8 @@ public sealed class CopyDataTests
     [TestMethod]
     public void The_cross_volume_diagnosis_advises_moving_the_package_cache_when_that_is_where_files_come_from()
     {
-        string fromCache = SavingsReport.DescribeCrossVolume(312, 1_288_490_189, "/root/.nuget/packages", "/src/app");
-        string fromElsewhere = SavingsReport.DescribeCrossVolume(1, 10, "/mnt/assets", "/src/app");
+        string fromCache = SavingsReport.DescribeCrossVolume(312, 1_288_490_189, "/root/.nuget/packages", "/src/app", packageCache: null);
+        string fromElsewhere = SavingsReport.DescribeCrossVolume(1, 10, "/mnt/assets", "/src/app", packageCache: null);
 
         Assert.AreEqual("CopyOnWrite: 312 files (1.2 GiB) were copied, not cloned, because they come from /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them.", fromCache);
         StringAssert.Contains(fromElsewhere, "1 file (10 B) was copied");
