@@ -9,8 +9,9 @@ namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
 
 /// <summary>
 /// A real multi-threaded build (`dotnet msbuild -mt -m:2`) of two projects in different folders, started from a
-/// third folder, whose Copy tasks use relative paths: the stock task and ours must leave the same files. Ours is
-/// not marked multithreadable (see Copy's remarks), so MSBuild must run it in a task host there.
+/// third folder, whose Copy tasks use relative paths: the stock task and both flavours of ours must leave the same
+/// files. The multi-threaded flavour (what Sdk.targets loads from MSBuild 18.9 on) must run inside MSBuild's process,
+/// as the stock task does; the other flavour is not declared thread-safe, so MSBuild must run it in a task host.
 /// </summary>
 [TestClass]
 public sealed class MultiThreadedBuildTests
@@ -20,15 +21,20 @@ public sealed class MultiThreadedBuildTests
     {
         var trees = new Dictionary<string, List<string>>();
         var logs = new Dictionary<string, string>();
-        foreach (bool ours in new[] { false, true })
+        var sides = new (string Name, string? TaskAssembly)[]
         {
-            string side = ours ? "B" : "A";
+            ("A", null),
+            ("B", ProjectFileRunner.MultiThreadedTaskAssembly),
+            ("C", typeof(Copy).Assembly.Location),
+        };
+        foreach ((string side, string? taskAssembly) in sides)
+        {
             string root = Path.Combine(Scratch.Root, "mt", side);
             var tree = new Tree(root, null);
             foreach (string project in new[] { "p1", "p2" })
             {
                 tree.File($"{project}/src/a.txt", "from " + project).File($"{project}/src/sub/b.txt", "b of " + project);
-                string usingTask = ours ? $"<UsingTask TaskName=\"Copy\" AssemblyFile=\"{typeof(Copy).Assembly.Location}\" />" : string.Empty;
+                string usingTask = taskAssembly is null ? string.Empty : $"<UsingTask TaskName=\"Copy\" AssemblyFile=\"{taskAssembly}\" />";
                 File.WriteAllText(Path.Combine(root, project, "x.proj"), $"""
                     <Project>
                       {usingTask}
@@ -54,11 +60,20 @@ public sealed class MultiThreadedBuildTests
             logs[side] = output;
         }
 
-        CollectionAssert.AreEqual(trees["A"], trees["B"],
-            $"-mt: the files differ.{Environment.NewLine}Stock:{Environment.NewLine}{string.Join(Environment.NewLine, trees["A"])}{Environment.NewLine}Ours:{Environment.NewLine}{string.Join(Environment.NewLine, trees["B"])}");
+        foreach (string ours in new[] { "B", "C" })
+        {
+            CollectionAssert.AreEqual(trees["A"], trees[ours],
+                $"-mt: the files differ (side {ours}).{Environment.NewLine}Stock:{Environment.NewLine}{string.Join(Environment.NewLine, trees["A"])}{Environment.NewLine}Ours:{Environment.NewLine}{string.Join(Environment.NewLine, trees[ours])}");
+        }
+
         Assert.IsTrue(trees["B"].Any(l => l.StartsWith("{R}/p2/out3/src/sub/b.txt | file", StringComparison.Ordinal)), string.Join(Environment.NewLine, trees["B"]));
-        StringAssert.Contains(logs["B"], "in an external task host", "Ours is not multithreadable, so -mt must run it in a task host:" + Environment.NewLine + logs["B"]);
+        Assert.IsFalse(logs["A"].Contains(TaskHostLaunch, StringComparison.Ordinal), "The stock Copy ran in a task host; the test no longer shows what it should:" + Environment.NewLine + logs["A"]);
+        Assert.IsFalse(logs["B"].Contains(TaskHostLaunch, StringComparison.Ordinal), "The multi-threaded flavour must run inside MSBuild's process under -mt:" + Environment.NewLine + logs["B"]);
+        StringAssert.Contains(logs["C"], TaskHostLaunch, "The flavour for older MSBuild is not declared thread-safe, so -mt must run it in a task host:" + Environment.NewLine + logs["C"]);
     }
+
+    /// <summary>What MSBuild logs (detailed verbosity) when it runs a task in a task host process.</summary>
+    private const string TaskHostLaunch = "in an external task host";
 
     private static (int ExitCode, string Output) DotnetMSBuild(string workingDirectory, params string[] arguments)
     {

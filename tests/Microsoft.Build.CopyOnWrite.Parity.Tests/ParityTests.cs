@@ -36,7 +36,14 @@ public sealed class ParityTests
 
     [TestMethod]
     [DynamicData(nameof(ProjectFileScenarios))]
-    public void ProjectFile(string name)
+    public void ProjectFile(string name) => CompareProjectFileRuns(name, multiThreaded: false);
+
+    /// <summary>The same scenarios in a multi-threaded build (-mt): both tasks run inside MSBuild's process there.</summary>
+    [TestMethod]
+    [DynamicData(nameof(ProjectFileScenarios))]
+    public void ProjectFileMultiThreaded(string name) => CompareProjectFileRuns(name, multiThreaded: true);
+
+    private static void CompareProjectFileRuns(string name, bool multiThreaded)
     {
         Scenario scenario = Scenarios.Named(name);
         if (scenario.NeedsOtherVolume && Scratch.OtherVolumeRoot is null)
@@ -44,7 +51,7 @@ public sealed class ParityTests
             Assert.Inconclusive("SKIPPED: needs /dev/shm (another file system than the temp folder).");
         }
 
-        (Observation stock, Observation ours, string log) = ProjectFileRunner.Result(name);
+        (Observation stock, Observation ours, string log) = ProjectFileRunner.Result(name, multiThreaded);
         if (scenario.EngineRejected)
         {
             Assert.IsTrue(stock.Events.Any(e => e.Kind == "error" && e.Code?.StartsWith("MSB4", StringComparison.Ordinal) == true), $"MSBuild did not refuse the stock task's parameters in {name}:{Environment.NewLine}{log}");
@@ -54,6 +61,7 @@ public sealed class ParityTests
             Assert.IsNotNull(stock.Success, $"The stock task did not run for {name}:{Environment.NewLine}{log}");
             Assert.IsNotNull(ours.Success, $"Our task did not run for {name}:{Environment.NewLine}{log}");
         }
+
         string? diff = ParityHarness.Compare(scenario, stock, ours);
         if (Environment.GetEnvironmentVariable("PARITY_VERBOSE") == "1")
         {

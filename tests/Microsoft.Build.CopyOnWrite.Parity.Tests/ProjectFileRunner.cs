@@ -16,30 +16,39 @@ namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
 /// passes them (empty item lists, empty strings, escaped specials). One project file per side holds one target
 /// per scenario; side A is plain (MSBuild's Copy), side B registers ours with UsingTask TaskName="Copy". Scenarios
 /// with the same environment share one run per side, and the two sides run at the same time.
+/// A normal build uses the task assembly that loads in every MSBuild from 17.7; a multi-threaded one (-mt) uses the
+/// flavour Sdk.targets picks from MSBuild 18.9 on, declared thread-safe, so MSBuild runs it in its own process
+/// with the project's environment from TaskEnvironment (as it runs the stock task).
 /// </summary>
 public static class ProjectFileRunner
 {
-    private static readonly Lazy<Dictionary<string, (Observation Stock, Observation Ours, string Log)>> Results = new(RunAll);
+    private static readonly Lazy<Dictionary<string, (Observation Stock, Observation Ours, string Log)>> Results = new(() => RunAll(multiThreaded: false));
+    private static readonly Lazy<Dictionary<string, (Observation Stock, Observation Ours, string Log)>> MultiThreadedResults = new(() => RunAll(multiThreaded: true));
 
-    public static (Observation Stock, Observation Ours, string Log) Result(string scenarioName) => Results.Value[scenarioName];
+    /// <summary>The multi-threaded flavour of our task assembly, put beside the tests by MultiThreadedTaskAssembly.targets.</summary>
+    public static string MultiThreadedTaskAssembly => Path.Combine(AppContext.BaseDirectory, "multithreaded", "Microsoft.Build.CopyOnWrite.dll");
 
-    private static Dictionary<string, (Observation, Observation, string)> RunAll()
+    public static (Observation Stock, Observation Ours, string Log) Result(string scenarioName, bool multiThreaded = false)
+        => (multiThreaded ? MultiThreadedResults : Results).Value[scenarioName];
+
+    private static Dictionary<string, (Observation, Observation, string)> RunAll(bool multiThreaded)
     {
         var results = new Dictionary<string, (Observation, Observation, string)>();
         List<Scenario> scenarios = Scenarios.All.Where(s => s.Mode.HasFlag(RunMode.ProjectFile)).ToList();
         int group = 0;
         foreach (IGrouping<string, Scenario> sameEnvironment in scenarios.GroupBy(s => string.Join(";", s.Environment.Select(e => e.Key + "=" + e.Value))))
         {
-            RunGroup(sameEnvironment.ToList(), ++group, results);
+            RunGroup(sameEnvironment.ToList(), ++group, multiThreaded, results);
         }
 
         return results;
     }
 
-    private static void RunGroup(List<Scenario> scenarios, int group, Dictionary<string, (Observation, Observation, string)> results)
+    private static void RunGroup(List<Scenario> scenarios, int group, bool multiThreaded, Dictionary<string, (Observation, Observation, string)> results)
     {
-        string runFolder = Path.Combine(Scratch.Root, $"project-run-{group}");
-        string? shmFolder = Scratch.OtherVolumeRoot is null ? null : Path.Combine(Scratch.OtherVolumeRoot, $"project-run-{group}");
+        string runName = (multiThreaded ? "mt-" : string.Empty) + $"project-run-{group}";
+        string runFolder = Path.Combine(Scratch.Root, runName);
+        string? shmFolder = Scratch.OtherVolumeRoot is null ? null : Path.Combine(Scratch.OtherVolumeRoot, runName);
         var sides = new[] { (Name: "A", Ours: false), (Name: "B", Ours: true) };
         var trees = new Dictionary<(string Side, string Scenario), (Tree Tree, string Folder, List<string> Before)>();
         for (int i = 0; i < scenarios.Count; i++)
@@ -58,9 +67,9 @@ public static class ProjectFileRunner
         {
             string sideFolder = Path.Combine(runFolder, side.Name);
             string project = Path.Combine(sideFolder, "parity.proj");
-            File.WriteAllText(project, ProjectText(scenarios, s => trees[(side.Name, s.Name)], side.Ours));
+            File.WriteAllText(project, ProjectText(scenarios, s => trees[(side.Name, s.Name)], side.Ours ? (multiThreaded ? MultiThreadedTaskAssembly : typeof(Copy).Assembly.Location) : null));
             string events = Path.Combine(sideFolder, "events.jsonl");
-            string output = RunMSBuild(sideFolder, project, scenarios.Select(TargetName), events, environment);
+            string output = RunMSBuild(sideFolder, project, scenarios.Select(TargetName), events, environment, multiThreaded);
             return (side.Name, Events: File.Exists(events) ? File.ReadAllLines(events) : Array.Empty<string>(), Output: output);
         })).ToArray();
         Task.WaitAll(runs);
@@ -78,20 +87,21 @@ public static class ProjectFileRunner
                 tree.Release();
             }
 
-            string log = string.Join(Environment.NewLine, runs.Select(r => $"--- dotnet msbuild, side {r.Result.Name}:{Environment.NewLine}{r.Result.Output}"));
+            string log = string.Join(Environment.NewLine, runs.Select(r => $"--- dotnet msbuild{(multiThreaded ? " -mt" : string.Empty)}, side {r.Result.Name}:{Environment.NewLine}{r.Result.Output}"));
             results[scenario.Name] = (observations["A"], observations["B"], log);
         }
     }
 
     public static string TargetName(Scenario scenario) => "S_" + ParityHarness.Sanitize(scenario.Name) + "_" + (uint)scenario.Name.GetHashCode(StringComparison.Ordinal) % 100000;
 
-    private static string ProjectText(List<Scenario> scenarios, Func<Scenario, (Tree Tree, string Folder, List<string> Before)> treeOf, bool ours)
+    /// <param name="ourTaskAssembly">Our task assembly for side B; null for side A (MSBuild's own Copy).</param>
+    private static string ProjectText(List<Scenario> scenarios, Func<Scenario, (Tree Tree, string Folder, List<string> Before)> treeOf, string? ourTaskAssembly)
     {
         var text = new StringBuilder();
         text.AppendLine("<Project>");
-        if (ours)
+        if (ourTaskAssembly is not null)
         {
-            text.AppendLine($"  <UsingTask TaskName=\"Copy\" AssemblyFile=\"{Xml(typeof(Copy).Assembly.Location)}\" />");
+            text.AppendLine($"  <UsingTask TaskName=\"Copy\" AssemblyFile=\"{Xml(ourTaskAssembly)}\" />");
         }
 
         foreach (Scenario scenario in scenarios)
@@ -175,7 +185,7 @@ public static class ProjectFileRunner
 
     private static string Xml(string text) => SecurityElement.Escape(text)!;
 
-    private static string RunMSBuild(string folder, string project, IEnumerable<string> targets, string eventsFile, IReadOnlyDictionary<string, string> environment)
+    private static string RunMSBuild(string folder, string project, IEnumerable<string> targets, string eventsFile, IReadOnlyDictionary<string, string> environment, bool multiThreaded)
     {
         var start = new ProcessStartInfo("dotnet")
         {
@@ -189,7 +199,7 @@ public static class ProjectFileRunner
             "msbuild", project, "-nologo", "-noAutoResponse", "-nodeReuse:false", "-verbosity:minimal", "-clp:NoSummary",
             "-t:" + string.Join(";", targets),
             $"-logger:{typeof(ParityLogger).FullName},{typeof(ParityLogger).Assembly.Location};{eventsFile}",
-        })
+        }.Concat(multiThreaded ? new[] { "-mt" } : Array.Empty<string>()))
         {
             start.ArgumentList.Add(argument);
         }

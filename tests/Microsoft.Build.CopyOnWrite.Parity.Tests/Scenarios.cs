@@ -283,7 +283,7 @@ public static partial class Scenarios
         yield return S("read-only destination", RunMode.Both).Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", mode: 292, time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out");
         yield return S("read-only destination with OverwriteReadOnlyFiles", RunMode.Both).Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", mode: 292, time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out").Set("OverwriteReadOnlyFiles", true);
         yield return S("writable destination with OverwriteReadOnlyFiles").Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out").Set("OverwriteReadOnlyFiles", true);
-        yield return S("read-only destination from the environment").Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", mode: 292, time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDALWAYSOVERWRITEREADONLYFILES", "1");
+        yield return S("read-only destination from the environment", RunMode.Both).Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", mode: 292, time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDALWAYSOVERWRITEREADONLYFILES", "1");
         yield return S("read-only destination, group-writable only").Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", mode: 420 - 128 + 16, time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out");
         yield return S("read-only source and destination").Arrange(t => t.File("src/a.txt", "new", mode: 292).File("out/a.txt", "old", mode: 292, time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out");
         yield return S("read-only destination with SkipUnchangedFiles and identical files").Arrange(t => t.File("src/a.txt").File("out/a.txt", mode: 292)).Sources("{R}/src/a.txt").Folder("{R}/out").Set("SkipUnchangedFiles", true);
@@ -292,7 +292,7 @@ public static partial class Scenarios
         yield return S("immutable destination retried", RunMode.Both).Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime).Immutable("out/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").FastRetries();
         yield return S("immutable destination, Retries 0").Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime).Immutable("out/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").Set("Retries", 0);
         yield return S("immutable destination with OverwriteReadOnlyFiles").Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", mode: 292, time: Tree.OtherTime).Immutable("out/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").Set("OverwriteReadOnlyFiles", true).FastRetries(1);
-        yield return S("immutable destination with MSBUILDALWAYSRETRY").Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime).Immutable("out/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").FastRetries().Env("MSBUILDALWAYSRETRY", "1");
+        yield return S("immutable destination with MSBUILDALWAYSRETRY", RunMode.Both).Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime).Immutable("out/a.txt")).Sources("{R}/src/a.txt").Folder("{R}/out").FastRetries().Env("MSBUILDALWAYSRETRY", "1");
         yield return S("immutable destination folder").Arrange(t => t.File("src/a.txt").Dir("out").Immutable("out")).Sources("{R}/src/a.txt").Folder("{R}/out").FastRetries();
         yield return S("immutable destination folder with hard links").Arrange(t => t.File("src/a.txt").Dir("out").Immutable("out")).Sources("{R}/src/a.txt").Folder("{R}/out").Set("UseHardlinksIfPossible", true).FastRetries(1);
         yield return S("immutable destination folder with ErrorIfLinkFails").Arrange(t => t.File("src/a.txt").Dir("out").Immutable("out")).Sources("{R}/src/a.txt").Folder("{R}/out").Set("UseSymboliclinksIfPossible", true).Set("ErrorIfLinkFails", true).FastRetries(1);
@@ -332,7 +332,7 @@ public static partial class Scenarios
             .Sources(Enumerable.Range(0, 8).Select(i => $"{{R}}/src/f{i}.txt").ToArray()).Folder("{R}/out").Env("MSBUILDCOPYTASKPARALLELISM", "3");
         yield return S("single-threaded: last of several sources wins").Arrange(t => t.File("a.txt", "A").File("b.txt", "B"))
             .Sources("{R}/a.txt", "{R}/b.txt").Destinations("{R}/out/x.txt", "{R}/out/x.txt").Env("MSBUILDCOPYTASKPARALLELISM", "1");
-        yield return S("copy without delete over a plain file").Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1");
+        yield return S("copy without delete over a plain file", RunMode.Both).Arrange(t => t.File("src/a.txt", "new").File("out/a.txt", "old", time: Tree.OtherTime)).Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1");
         yield return S("copy without delete over a hard link")
             .Arrange(t => t.File("src/a.txt", "new").File("cache/a.txt", "cached", time: Tree.OtherTime).HardLink("out/a.txt", "cache/a.txt"))
             .Sources("{R}/src/a.txt").Folder("{R}/out").Env("MSBUILDCOPYWITHOUTDELETE", "1").Shows(IntendedDifferences.NoWriteThroughHardLink, "{R}/cache/a.txt", "{R}/out/a.txt");

@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Reflection;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
@@ -23,4 +24,9 @@ public static class RepositoryLayout
     public static string TaskProject => Path.Combine(Root, "src", "Microsoft.Build.CopyOnWrite", "Microsoft.Build.CopyOnWrite.csproj");
 
     public static string Samples => Path.Combine(Root, "samples");
+
+    /// <summary>tests/Microsoft.Build.CopyOnWrite.MSBuild17Host, built in this test assembly's configuration: MSBuild 17.7 in a process.</summary>
+    public static string MSBuild17Host => Path.Combine(
+        Root, "tests", "Microsoft.Build.CopyOnWrite.MSBuild17Host", "bin",
+        typeof(RepositoryLayout).Assembly.GetCustomAttribute<AssemblyConfigurationAttribute>()!.Configuration, "net8.0", "Microsoft.Build.CopyOnWrite.MSBuild17Host.dll");
 }
