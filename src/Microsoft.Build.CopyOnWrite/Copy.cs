@@ -87,8 +87,11 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     /// <summary>What this invocation cloned, copied, linked and left alone (for tests and the build summary).</summary>
     internal CopySummary Summary => _summary;
 
-    /// <summary>The project's CopyOnWriteMode and friends; set by <see cref="Savings.CopyTaskFactory"/> (defaults otherwise).</summary>
-    internal Savings.CopyOnWriteSettings Settings { get; set; } = Savings.CopyOnWriteSettings.Default;
+    /// <summary>
+    /// The project's CopyOnWriteMode and friends when <see cref="Savings.CopyTaskFactory"/> made the task (they were
+    /// set in a project file); null when MSBuild loaded it directly and they come from -p: or the environment.
+    /// </summary>
+    internal Savings.CopyOnWriteSettings? Settings { get; set; }
 
     /// <summary>A CopyOnWrite property value the factory did not understand (reported as COW003), or null.</summary>
     internal string? SettingsProblem { get; set; }
@@ -126,7 +129,9 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         bool allSucceeded = RunPairs(pairs, options);
         CopiedFiles = pairs.Where(pair => pair.Succeeded).Select(pair => pair.Destination).ToArray();
         LogSummary();
-        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, Settings, SettingsProblem, _environment("NUGET_PACKAGES"));
+        string? settingsProblem = SettingsProblem;
+        Savings.CopyOnWriteSettings settings = Settings ?? Savings.CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
+        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem, _environment("NUGET_PACKAGES"));
         return allSucceeded && savingsOk && !_cancellation.IsCancellationRequested;
     }
 

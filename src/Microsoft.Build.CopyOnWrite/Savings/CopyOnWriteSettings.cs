@@ -1,6 +1,8 @@
 using System;
 using System.Collections.Generic;
 
+using Microsoft.Build.Framework;
+
 namespace Microsoft.Build.CopyOnWrite.Savings;
 
 /// <summary>What CopyOnWriteMode asks of the Copy task.</summary>
@@ -17,12 +19,15 @@ internal enum CopyOnWriteMode
 }
 
 /// <summary>
-/// The project's CopyOnWrite* properties as the Copy task sees them. They reach the task through the
-/// body of its UsingTask (see <see cref="CopyTaskFactory"/>), written by Sdk.targets as
-/// "Mode=$(CopyOnWriteMode);WarnWhenNotCloned=$(CopyOnWriteWarnWhenNotCloned)".
+/// The project's CopyOnWrite* properties as the Copy task sees them. Set in a project file, they reach the task
+/// through the body of its UsingTask (see <see cref="CopyTaskFactory"/>), written by Sdk.targets as
+/// "Mode=$(CopyOnWriteMode);WarnWhenNotCloned=$(CopyOnWriteWarnWhenNotCloned)"; set with -p: or in the
+/// environment, the task reads them itself (<see cref="FromBuild"/>), which needs no task factory.
 /// </summary>
 internal sealed class CopyOnWriteSettings
 {
+    private static readonly Dictionary<string, string> Empty = new();
+
     public static readonly CopyOnWriteSettings Default = new(CopyOnWriteMode.Auto, warnWhenNotCloned: false);
 
     public CopyOnWriteSettings(CopyOnWriteMode mode, bool warnWhenNotCloned)
@@ -69,6 +74,31 @@ internal sealed class CopyOnWriteSettings
         }
 
         return mode == CopyOnWriteMode.Auto && !warn ? Default : new CopyOnWriteSettings(mode, warn);
+    }
+
+    /// <summary>
+    /// The settings as MSBuild evaluated them when they come from outside the project files: a global property
+    /// (-p:, which wins, as in MSBuild), else the project's environment. Sdk.targets uses the task factory instead
+    /// whenever a project file set a different value.
+    /// </summary>
+    public static CopyOnWriteSettings FromBuild(IBuildEngine? engine, Func<string, string?> environment, out string? problem)
+    {
+        IReadOnlyDictionary<string, string>? globalProperties = (engine as IBuildEngine6)?.GetGlobalProperties();
+        string? Read(string property)
+        {
+            // MSBuild property names are case-insensitive; the dictionary MSBuild hands out may not be.
+            foreach (KeyValuePair<string, string> global in globalProperties ?? Empty)
+            {
+                if (string.Equals(global.Key, property, StringComparison.OrdinalIgnoreCase))
+                {
+                    return global.Value;
+                }
+            }
+
+            return environment(property);
+        }
+
+        return Parse($"Mode={Read("CopyOnWriteMode")};WarnWhenNotCloned={Read("CopyOnWriteWarnWhenNotCloned")}", out problem);
     }
 
     public static bool TryParseMode(string text, out CopyOnWriteMode mode)

@@ -20,8 +20,10 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// UsingTask's Condition that DisableCopyOnWrite already relies on. So Sdk.targets writes
 /// &lt;Task&gt;Mode=$(CopyOnWriteMode);WarnWhenNotCloned=$(CopyOnWriteWarnWhenNotCloned)&lt;/Task&gt; and every
 /// &lt;Copy&gt; in that project, whoever wrote it, gets the project's value, wherever it was set.
-/// Sdk.targets registers the task through this factory only when a setting differs from its default, so
-/// the default build keeps MSBuild's ordinary assembly task factory.
+/// Sdk.targets registers the task through this factory only when a project file set a value, so the default
+/// build, and settings given with -p: or in the environment (which the task reads itself, see
+/// <see cref="CopyOnWriteSettings.FromBuild"/>), keep MSBuild's ordinary assembly task factory. That matters in a
+/// multi-threaded build (-mt): MSBuild 18 refuses custom task factories there.
 /// MSBuild sets the parameters by reflection on <see cref="TaskType"/> (the task does not implement
 /// IGeneratedTask), the same way it does for tasks it loads from an assembly directly.
 /// </remarks>

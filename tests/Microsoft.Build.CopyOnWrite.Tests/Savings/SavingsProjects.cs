@@ -73,8 +73,19 @@ internal sealed partial class SavingsProjects
         => SdkPackage.Dotnet(Root, ["build", App, "-nologo", "-nr:false", .. arguments]).Output;
 
     /// <summary>`dotnet build App` whatever its outcome.</summary>
-    public ProcessResult TryBuild(params string[] arguments)
-        => ProcessRunner.Run("dotnet", ["build", App, "-nologo", "-nr:false", .. arguments], Root, SdkPackage.BuildEnvironment, System.TimeSpan.FromMinutes(10));
+    public ProcessResult TryBuild(params string[] arguments) => TryBuildWithEnvironment(new Dictionary<string, string?>(), arguments);
+
+    /// <summary>`dotnet build App` with extra environment variables, whatever its outcome.</summary>
+    public ProcessResult TryBuildWithEnvironment(IDictionary<string, string?> variables, params string[] arguments)
+    {
+        IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
+        foreach ((string name, string? value) in variables)
+        {
+            environment[name] = value;
+        }
+
+        return ProcessRunner.Run("dotnet", ["build", App, "-nologo", "-nr:false", .. arguments], Root, environment, System.TimeSpan.FromMinutes(10));
+    }
 
     /// <summary>The -logger: argument the SDK publishes as $(CopyOnWriteSummaryLogger), read as a user would.</summary>
     public string SummaryLoggerArgument()
