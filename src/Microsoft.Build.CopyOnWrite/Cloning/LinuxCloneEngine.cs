@@ -12,7 +12,7 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// Linux: ioctl(FICLONE) into a new file with no name yet (or a hidden temporary one), else an in-kernel byte
 /// copy (sendfile, which never clones, so "copied" is always true), then File.Copy's metadata (times to the
 /// nanosecond, permission bits), then the destination's name in one step: linkat for a new destination, an
-/// atomic rename over an existing one.
+/// atomic rename over an existing one. (A new destination of an empty source is created at its name directly.)
 /// </summary>
 internal sealed class LinuxCloneEngine : ICloneEngine
 {
@@ -68,6 +68,11 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         const uint OwnerReadWrite = 0x180; // the final mode is set once the content is in
         string folder = Path.GetDirectoryName(destinationPath) ?? "/";
         using SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status);
+        if (status.IsRegularFile && status.Size == 0 && TryCreateEmptyAtItsName(source, status, sourcePath, destinationPath) is CloneResult empty)
+        {
+            return empty;
+        }
+
         int fd = LinuxNative.Open(folder, unnamedFileFlag | LinuxNative.OpenWriteOnly | LinuxNative.OpenCloseOnExec, OwnerReadWrite);
         if (fd < 0)
         {
@@ -101,6 +106,47 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         }
 
         throw UnixErrors.ToException(linkErrno, destinationPath);
+    }
+
+    /// <summary>
+    /// An empty source leaves no content for a reader to see half of, so a new destination is created at its name
+    /// at once (O_EXCL: never through an existing file or link) and given File.Copy's metadata: on XFS that costs
+    /// less than an unnamed file and a link. Null, for the unnamed-file path, when the destination exists (it is
+    /// replaced there, never opened) or the source has content after all (a pseudo file that says size 0).
+    /// </summary>
+    private static unsafe CloneResult? TryCreateEmptyAtItsName(SafeFileHandle source, in LinuxNative.FileStatus status, string sourcePath, string destinationPath)
+    {
+        const int EEXIST = 17;
+        const uint OwnerReadWrite = 0x180; // the final mode is set right after
+        int sourceFd = (int)source.DangerousGetHandle();
+        byte probe;
+        if (LinuxNative.pread(sourceFd, &probe, 1, 0) != 0)
+        {
+            return null; // content, or an error the ordinary path meets and reports again
+        }
+
+        int fd = LinuxNative.Open(destinationPath, LinuxNative.OpenWriteOnly | LinuxNative.OpenCreate | LinuxNative.OpenExclusive | LinuxNative.OpenCloseOnExec, OwnerReadWrite);
+        if (fd < 0)
+        {
+            int errno = Marshal.GetLastPInvokeError();
+            return errno == EEXIST ? null : throw UnixFiles.OpenFailed(errno, destinationPath);
+        }
+
+        using var destination = new SafeFileHandle((IntPtr)fd, ownsHandle: true);
+        try
+        {
+            // The times as the read left them, as File.Copy carries them over (reading may move the access time).
+            LinuxNative.FileStatus times = LinuxNative.Stat(sourceFd, sourcePath);
+            LinuxNative.SetPermissions(fd, status.PermissionBits | OwnerWrite, destinationPath);
+            LinuxNative.SetTimes(fd, times, destinationPath);
+        }
+        catch
+        {
+            LinuxNative.unlink(destinationPath); // ours (O_EXCL made it): no half-set file is left behind
+            throw;
+        }
+
+        return CloneResult.Copied(0, FallbackReason.EmptyFile, null);
     }
 
     /// <summary>

@@ -47,6 +47,13 @@ internal static unsafe class LinuxNative
     [DllImport(LibC, SetLastError = true)]
     public static extern nint write(int fd, byte* buffer, nuint count);
 
+    /// <summary>Reads at an offset without moving the file's own (64-bit processors only, as is the rest of the engine).</summary>
+    [DllImport(LibC, SetLastError = true)]
+    public static extern nint pread(int fd, byte* buffer, nuint count, long offset);
+
+    [DllImport(LibC, SetLastError = true)]
+    public static extern int unlink(string path);
+
     [DllImport(LibC, SetLastError = true)]
     private static extern int open(string path, int flags, uint mode);
 

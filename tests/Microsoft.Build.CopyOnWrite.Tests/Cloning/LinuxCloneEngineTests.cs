@@ -103,6 +103,36 @@ public sealed class LinuxCloneEngineTests
         Assert.AreEqual(0, new FileInfo(destination).Length);
     }
 
+    /// <summary>A new destination of an empty source is created at its name (nothing to see half of); an existing one is still replaced.</summary>
+    [DataTestMethod]
+    [DataRow("xfs")]
+    [DataRow("ext4")]
+    public void An_empty_source_replaces_an_existing_file_or_symlink_and_never_writes_through_it(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("empty-existing");
+        string source = Path.Combine(folder, "empty.txt");
+        File.WriteAllBytes(source, Array.Empty<byte>());
+        string target = TestFiles.Write(folder, "target.bin", 10_000);
+        byte[] targetContent = File.ReadAllBytes(target);
+        string overFile = TestFiles.Write(folder, "old.bin", 10_000);
+        long oldInode = UnixFileFacts.Of(overFile).Inode;
+        string overLink = Path.Combine(folder, "link.bin");
+        File.CreateSymbolicLink(overLink, target);
+        string overDanglingLink = Path.Combine(folder, "dangling.bin");
+        File.CreateSymbolicLink(overDanglingLink, Path.Combine(folder, "nowhere.bin"));
+
+        foreach (string destination in new[] { overFile, overLink, overDanglingLink })
+        {
+            NewEngine().CloneOrCopy(source, destination, CancellationToken.None);
+            Assert.AreEqual("regular empty file", UnixFileFacts.Of(destination).Type, destination); // stat's words: a file, not a link
+        }
+
+        Assert.AreNotEqual(oldInode, UnixFileFacts.Of(overFile).Inode, "an existing file is replaced, not truncated");
+        CollectionAssert.AreEqual(targetContent, File.ReadAllBytes(target), "the copy wrote through the symlink");
+        Assert.IsFalse(File.Exists(Path.Combine(folder, "nowhere.bin")), "the copy created the dangling link's target");
+        Assert.AreEqual(0, TestFiles.TemporaryLeftovers(folder).Length);
+    }
+
     [TestMethod]
     public void A_pseudo_file_that_reports_size_zero_is_copied_with_its_real_content()
     {
