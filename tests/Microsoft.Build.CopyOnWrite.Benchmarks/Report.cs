@@ -137,7 +137,8 @@ internal static class Report
         md.AppendLine();
         md.AppendLine($"One measurement: one source file put at {EngineBenchmarks.Copies} distinct destinations in the same folder, by");
         md.AppendLine("- **engine**: our `LinuxCloneEngine.CloneOrCopy` (ioctl FICLONE into a new unnamed file (O_TMPFILE) in the destination's folder, "
-            + "sendfile when it cannot clone, File.Copy's metadata, then linkat to the destination's name),");
+            + "sendfile when it cannot clone, File.Copy's metadata, then linkat to the destination's name; "
+            + "an empty source's new destination is created at its name with O_EXCL),");
         md.AppendLine("- **File.Copy**: `System.IO.File.Copy(source, destination, overwrite: true)`,");
         md.AppendLine("- **byte copy**: FileStream read/write through a 1 MiB buffer (FileStream's own buffer off), never clones.");
         md.AppendLine();
