@@ -22,6 +22,8 @@ public sealed class TaskFlavourTests
 {
     private const string MultiThreaded = "tools/multithreaded/net10.0/Microsoft.Build.CopyOnWrite.dll";
     private const string ForOlderMSBuild = "tools/net8.0/Microsoft.Build.CopyOnWrite.dll";
+    private const string MultiThreadedForMSBuildExe = "tools/multithreaded/net472/Microsoft.Build.CopyOnWrite.dll";
+    private const string ForOlderMSBuildExe = "tools/net472/Microsoft.Build.CopyOnWrite.dll";
 
     /// <summary>What MSBuild logs (detailed verbosity) when it runs a task in a task host process.</summary>
     private const string TaskHostLaunch = "in an external task host";
@@ -80,10 +82,12 @@ public sealed class TaskFlavourTests
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
     }
 
-    [TestMethod]
-    public void The_multi_threaded_Copy_is_declared_thread_safe_and_takes_the_project_environment()
+    [DataTestMethod]
+    [DataRow(MultiThreaded)]
+    [DataRow(MultiThreadedForMSBuildExe)]
+    public void The_multi_threaded_Copy_is_declared_thread_safe_and_takes_the_project_environment(string packagePath)
     {
-        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, MultiThreaded));
+        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, packagePath));
 
         TypeDefinition copy = assembly.Type("Microsoft.Build.CopyOnWrite", "Copy");
 
@@ -97,10 +101,12 @@ public sealed class TaskFlavourTests
     /// the shipped assembly makes, except from the build-wide summary logger, which is no task and lives in the
     /// process that started the build.
     /// </summary>
-    [TestMethod]
-    public void Nothing_in_the_multi_threaded_flavour_reads_or_changes_the_process_environment_or_current_directory()
+    [DataTestMethod]
+    [DataRow(MultiThreaded)]
+    [DataRow(MultiThreadedForMSBuildExe)]
+    public void Nothing_in_the_multi_threaded_flavour_reads_or_changes_the_process_environment_or_current_directory(string packagePath)
     {
-        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, MultiThreaded));
+        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, packagePath));
         string[] processWide =
         {
             "System.Environment.GetEnvironmentVariable", "System.Environment.GetEnvironmentVariables", "System.Environment.SetEnvironmentVariable",
@@ -115,12 +121,14 @@ public sealed class TaskFlavourTests
         Assert.AreEqual(0, offending.Length, string.Join(Environment.NewLine, offending));
     }
 
-    [TestMethod]
-    public void The_flavour_for_older_MSBuild_uses_nothing_from_MSBuild_newer_than_17_7()
+    [DataTestMethod]
+    [DataRow(ForOlderMSBuild, "net7.0")]
+    [DataRow(ForOlderMSBuildExe, "net472")]
+    public void The_flavour_for_older_MSBuild_uses_nothing_from_MSBuild_newer_than_17_7(string packagePath, string referenceTfm)
     {
-        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, ForOlderMSBuild));
-        using var framework17 = new ShippedAssembly(MSBuild17ReferenceAssembly("microsoft.build.framework", "Microsoft.Build.Framework.dll"));
-        using var utilities17 = new ShippedAssembly(MSBuild17ReferenceAssembly("microsoft.build.utilities.core", "Microsoft.Build.Utilities.Core.dll"));
+        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, packagePath));
+        using var framework17 = new ShippedAssembly(MSBuild17ReferenceAssembly("microsoft.build.framework", referenceTfm, "Microsoft.Build.Framework.dll"));
+        using var utilities17 = new ShippedAssembly(MSBuild17ReferenceAssembly("microsoft.build.utilities.core", referenceTfm, "Microsoft.Build.Utilities.Core.dll"));
         var available = new HashSet<string>(framework17.TypeNames().Concat(utilities17.TypeNames()));
 
         string[] used = assembly.ReferencedTypeNames("Microsoft.Build.Framework").Concat(assembly.ReferencedTypeNames("Microsoft.Build.Utilities.Core")).ToArray();
@@ -151,12 +159,12 @@ public sealed class TaskFlavourTests
         return (folder, project);
     }
 
-    private static string MSBuild17ReferenceAssembly(string package, string file)
+    private static string MSBuild17ReferenceAssembly(string package, string tfm, string file)
     {
         string cache = Environment.GetEnvironmentVariable("NUGET_PACKAGES") is { Length: > 0 } configured
             ? configured
             : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".nuget", "packages");
-        string path = Path.Combine(cache, package, "17.7.2", "ref", "net7.0", file);
+        string path = Path.Combine(cache, package, "17.7.2", "ref", tfm, file);
         Assert.IsTrue(File.Exists(path), $"{path} is missing: restore the solution first (the task project downloads it).");
         return path;
     }
