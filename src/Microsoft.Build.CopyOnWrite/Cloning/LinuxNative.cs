@@ -6,7 +6,7 @@ using System.Runtime.InteropServices;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>The few Linux system calls the engine needs, with layouts fixed by the kernel ABI (64-bit only).</summary>
-internal static unsafe class LinuxNative
+internal static unsafe partial class LinuxNative
 {
     private const string LibC = "libc";
 
@@ -23,42 +23,42 @@ internal static unsafe class LinuxNative
         _ => null, // 32-bit processors (other struct layouts) and anything unknown: no clone, a clean copy.
     };
 
-    [DllImport(LibC, SetLastError = true)]
-    public static extern int ioctl(int fd, nuint request, nint argument);
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial int ioctl(int fd, nuint request, nint argument);
 
-    [DllImport(LibC, SetLastError = true)]
-    private static extern int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
+    [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
 
-    [DllImport(LibC, SetLastError = true)]
-    private static extern int fstatfs(int fd, byte* buffer);
+    [LibraryImport(LibC, SetLastError = true)]
+    private static partial int fstatfs(int fd, byte* buffer);
 
-    [DllImport(LibC, SetLastError = true)]
-    public static extern int fchmod(int fd, uint mode);
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial int fchmod(int fd, uint mode);
 
-    [DllImport(LibC, SetLastError = true)]
-    private static extern int futimens(int fd, Timespec* times);
+    [LibraryImport(LibC, SetLastError = true)]
+    private static partial int futimens(int fd, Timespec* times);
 
-    [DllImport(LibC, SetLastError = true)]
-    public static extern nint sendfile(int outFd, int inFd, nint offset, nuint count);
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial nint sendfile(int outFd, int inFd, nint offset, nuint count);
 
-    [DllImport(LibC, SetLastError = true)]
-    public static extern nint read(int fd, byte* buffer, nuint count);
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial nint read(int fd, byte* buffer, nuint count);
 
-    [DllImport(LibC, SetLastError = true)]
-    public static extern nint write(int fd, byte* buffer, nuint count);
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial nint write(int fd, byte* buffer, nuint count);
 
     /// <summary>Reads at an offset without moving the file's own (64-bit processors only, as is the rest of the engine).</summary>
-    [DllImport(LibC, SetLastError = true)]
-    public static extern nint pread(int fd, byte* buffer, nuint count, long offset);
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial nint pread(int fd, byte* buffer, nuint count, long offset);
 
-    [DllImport(LibC, SetLastError = true)]
-    public static extern int unlink(string path);
+    [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int unlink(string path);
 
-    [DllImport(LibC, SetLastError = true)]
-    private static extern int open(string path, int flags, uint mode);
+    [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int open(string path, int flags, uint mode);
 
-    [DllImport(LibC, SetLastError = true)]
-    public static extern int fcntl(int fd, int command, int argument);
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial int fcntl(int fd, int command, int argument);
 
     public const int OpenReadOnly = 0;
     public const int OpenWriteOnly = 1;
@@ -67,8 +67,8 @@ internal static unsafe class LinuxNative
     public const int OpenNonBlocking = 0x800;
     public const int OpenCloseOnExec = 0x80000;
 
-    [DllImport(LibC, SetLastError = true)]
-    public static extern int linkat(int oldDirFd, string oldPath, int newDirFd, string newPath, int flags);
+    [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    public static partial int linkat(int oldDirFd, string oldPath, int newDirFd, string newPath, int flags);
 
     public const int AtFdCwdValue = -100;
     public const int AtSymlinkFollow = 0x400;
