@@ -67,7 +67,8 @@ internal sealed class CloneCapabilityCache
     /// up, and an engine can skip working out the destination's half of the key (a statfs per file) until a
     /// clone is refused. True can be stale (it is never cleared); that only costs the lookup.
     /// </summary>
-    public bool HasRefusalsFrom(ulong sourceVolume) => !_sourcesEverRefused.IsEmpty && _sourcesEverRefused.ContainsKey(sourceVolume);
+    /// <remarks>ContainsKey alone: it takes no lock, while IsEmpty on an empty dictionary takes all of them (every file asks).</remarks>
+    public bool HasRefusalsFrom(ulong sourceVolume) => _sourcesEverRefused.ContainsKey(sourceVolume);
 
     /// <summary>The file system cloned after all (remounted, reformatted): forget what it said before.</summary>
     public void Forget(VolumePair volumes) => _refusals.TryRemove(volumes, out _);
