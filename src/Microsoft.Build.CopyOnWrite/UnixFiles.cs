@@ -98,10 +98,15 @@ internal static class UnixFiles
     /// <summary>A new file for writing only, failing if the name exists, with the exceptions File.OpenHandle would give.</summary>
     /// <remarks>Not File.OpenHandle: that adds an fstat and an flock per file, which a build of many small files pays for.</remarks>
     public static SafeFileHandle CreateNew(string path)
+        => TryCreateNew(path, out int errno) ?? throw OpenFailed(errno, path);
+
+    /// <summary><see cref="CreateNew"/>, or null and the errno (EEXIST when the name is taken, even by a link).</summary>
+    public static SafeFileHandle? TryCreateNew(string path, out int errno)
     {
         const uint OwnerReadWrite = 0x180; // the final mode is set once the content is in
         int fd = LinuxNative.Open(path, LinuxNative.OpenWriteOnly | LinuxNative.OpenCreate | LinuxNative.OpenExclusive | LinuxNative.OpenCloseOnExec, OwnerReadWrite);
-        return fd >= 0 ? new SafeFileHandle((IntPtr)fd, ownsHandle: true) : throw OpenFailed(Marshal.GetLastPInvokeError(), path);
+        errno = fd >= 0 ? 0 : Marshal.GetLastPInvokeError();
+        return fd >= 0 ? new SafeFileHandle((IntPtr)fd, ownsHandle: true) : null;
     }
 
     /// <summary>

@@ -117,7 +117,6 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     private static unsafe CloneResult? TryCreateEmptyAtItsName(SafeFileHandle source, in LinuxNative.FileStatus status, string sourcePath, string destinationPath)
     {
         const int EEXIST = 17;
-        const uint OwnerReadWrite = 0x180; // the final mode is set right after
         int sourceFd = (int)source.DangerousGetHandle();
         byte probe;
         if (LinuxNative.pread(sourceFd, &probe, 1, 0) != 0)
@@ -125,20 +124,15 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             return null; // content, or an error the ordinary path meets and reports again
         }
 
-        int fd = LinuxNative.Open(destinationPath, LinuxNative.OpenWriteOnly | LinuxNative.OpenCreate | LinuxNative.OpenExclusive | LinuxNative.OpenCloseOnExec, OwnerReadWrite);
-        if (fd < 0)
+        using SafeFileHandle? destination = UnixFiles.TryCreateNew(destinationPath, out int errno);
+        if (destination is null)
         {
-            int errno = Marshal.GetLastPInvokeError();
             return errno == EEXIST ? null : throw UnixFiles.OpenFailed(errno, destinationPath);
         }
 
-        using var destination = new SafeFileHandle((IntPtr)fd, ownsHandle: true);
         try
         {
-            // The times as the read left them, as File.Copy carries them over (reading may move the access time).
-            LinuxNative.FileStatus times = LinuxNative.Stat(sourceFd, sourcePath);
-            LinuxNative.SetPermissions(fd, status.PermissionBits | OwnerWrite, destinationPath);
-            LinuxNative.SetTimes(fd, times, destinationPath);
+            SetFileCopyMetadata((int)destination.DangerousGetHandle(), sourceFd, status, sourceWasRead: true, sourcePath, destinationPath);
         }
         catch
         {
@@ -197,14 +191,20 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         int sourceFd = (int)source.DangerousGetHandle();
         int destinationFd = (int)destination.DangerousGetHandle();
         CloneResult result = CloneOrCopyContent(source, sourceFd, destinationFd, status, sourcePath, pathForErrors, cancellationToken);
+        SetFileCopyMetadata(destinationFd, sourceFd, status, sourceWasRead: result.Method != CloneMethod.Cloned, sourcePath, pathForErrors);
+        return result;
+    }
 
-        // File.Copy's metadata: permission bits, and both times as the source has them after its data was
-        // read (reading may move the access time; File.Copy carries the moved one over; a clone reads
-        // nothing). Plus the stock task's rule that a read-only source gives a destination its owner can write.
-        LinuxNative.FileStatus times = result.Method == CloneMethod.Cloned ? status : LinuxNative.Stat(sourceFd, sourcePath);
+    /// <summary>
+    /// File.Copy's metadata: permission bits, and both times as the source has them after its data was read
+    /// (reading may move the access time; File.Copy carries the moved one over; a clone reads nothing). Plus the
+    /// stock task's rule that a read-only source gives a destination its owner can write.
+    /// </summary>
+    private static void SetFileCopyMetadata(int destinationFd, int sourceFd, in LinuxNative.FileStatus status, bool sourceWasRead, string sourcePath, string pathForErrors)
+    {
+        LinuxNative.FileStatus times = sourceWasRead ? LinuxNative.Stat(sourceFd, sourcePath) : status;
         LinuxNative.SetPermissions(destinationFd, status.PermissionBits | OwnerWrite, pathForErrors);
         LinuxNative.SetTimes(destinationFd, times, pathForErrors);
-        return result;
     }
 
     /// <summary>The refusal-cache key for a source file and a destination folder, as <see cref="CloneOrCopy"/> computes it.</summary>
