@@ -1,8 +1,7 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.IO;
-using System.Text;
+using Microsoft.Build.CopyOnWrite.Shared;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
@@ -16,46 +15,8 @@ internal static class Shell
 {
     public static ShellResult Run(string program, IEnumerable<string> arguments, string? workingDirectory = null, IDictionary<string, string?>? environment = null, TimeSpan? timeout = null)
     {
-        var start = new ProcessStartInfo(program)
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            RedirectStandardInput = true,
-            UseShellExecute = false,
-            WorkingDirectory = workingDirectory ?? Environment.CurrentDirectory,
-        };
-        foreach (string argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        foreach ((string name, string? value) in environment ?? new Dictionary<string, string?>())
-        {
-            start.Environment[name] = value;
-        }
-
-        var output = new StringBuilder();
-        using var process = new Process { StartInfo = start };
-        process.OutputDataReceived += (_, e) => { if (e.Data is not null) { lock (output) { output.AppendLine(e.Data); } } };
-        process.ErrorDataReceived += (_, e) => { if (e.Data is not null) { lock (output) { output.AppendLine(e.Data); } } };
-        var clock = Stopwatch.StartNew();
-        process.Start();
-        process.StandardInput.Close();
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
-        TimeSpan limit = timeout ?? TimeSpan.FromMinutes(60);
-        if (!process.WaitForExit(limit))
-        {
-            process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"{program} {string.Join(' ', arguments)} did not finish within {limit}.");
-        }
-
-        process.WaitForExit();
-        clock.Stop();
-        lock (output)
-        {
-            return new ShellResult(process.ExitCode, output.ToString(), clock.Elapsed);
-        }
+        (int exitCode, string output, TimeSpan elapsed) = ChildProcess.Run(program, arguments, workingDirectory, environment, timeout ?? TimeSpan.FromMinutes(60));
+        return new ShellResult(exitCode, output, elapsed);
     }
 
     public static ShellResult Run(string program, params string[] arguments) => Run(program, (IEnumerable<string>)arguments);

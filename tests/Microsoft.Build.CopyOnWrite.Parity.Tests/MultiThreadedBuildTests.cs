@@ -1,8 +1,8 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using Microsoft.Build.CopyOnWrite.TestKit;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
@@ -54,7 +54,7 @@ public sealed class MultiThreadedBuildTests
                 """);
             string elsewhere = Path.Combine(Scratch.Root, "mt", "cwd-" + side);
             Directory.CreateDirectory(elsewhere);
-            (int exitCode, string output) = DotnetMSBuild(elsewhere, Path.Combine(root, "all.proj"), "-mt", "-m:2", "-v:d");
+            (int exitCode, string output) = DotnetMSBuild.Run(elsewhere, new[] { Path.Combine(root, "all.proj"), "-mt", "-m:2", "-v:d" });
             Assert.AreEqual(0, exitCode, $"dotnet msbuild -mt failed for side {side}:{Environment.NewLine}{output}");
             trees[side] = tree.Snapshot().Where(line => !line.Contains(".proj | ", StringComparison.Ordinal)).ToList(); // the project files differ by design
             logs[side] = output;
@@ -67,34 +67,8 @@ public sealed class MultiThreadedBuildTests
         }
 
         Assert.IsTrue(trees["B"].Any(l => l.StartsWith("{R}/p2/out3/src/sub/b.txt | file", StringComparison.Ordinal)), string.Join(Environment.NewLine, trees["B"]));
-        Assert.IsFalse(logs["A"].Contains(TaskHostLaunch, StringComparison.Ordinal), "The stock Copy ran in a task host; the test no longer shows what it should:" + Environment.NewLine + logs["A"]);
-        Assert.IsFalse(logs["B"].Contains(TaskHostLaunch, StringComparison.Ordinal), "The multi-threaded flavour must run inside MSBuild's process under -mt:" + Environment.NewLine + logs["B"]);
-        StringAssert.Contains(logs["C"], TaskHostLaunch, "The flavour for older MSBuild is not declared thread-safe, so -mt must run it in a task host:" + Environment.NewLine + logs["C"]);
-    }
-
-    /// <summary>What MSBuild logs (detailed verbosity) when it runs a task in a task host process.</summary>
-    private const string TaskHostLaunch = "in an external task host";
-
-    private static (int ExitCode, string Output) DotnetMSBuild(string workingDirectory, params string[] arguments)
-    {
-        var start = new ProcessStartInfo("dotnet") { WorkingDirectory = workingDirectory, RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-        start.ArgumentList.Add("msbuild");
-        foreach (string argument in arguments.Concat(new[] { "-nologo", "-noAutoResponse", "-nodeReuse:false" }))
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        foreach (string name in new[] { "MSBuildExtensionsPath", "MSBuildSDKsPath", "MSBUILD_EXE_PATH" })
-        {
-            start.Environment.Remove(name);
-        }
-
-        start.Environment["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0";
-        start.Environment["MSBUILDTERMINALLOGGER"] = "off";
-        using Process process = Process.Start(start)!;
-        var error = process.StandardError.ReadToEndAsync();
-        string output = process.StandardOutput.ReadToEnd();
-        process.WaitForExit();
-        return (process.ExitCode, output + error.Result);
+        Assert.IsFalse(logs["A"].Contains(MSBuildLogTexts.TaskHostLaunch, StringComparison.Ordinal), "The stock Copy ran in a task host; the test no longer shows what it should:" + Environment.NewLine + logs["A"]);
+        Assert.IsFalse(logs["B"].Contains(MSBuildLogTexts.TaskHostLaunch, StringComparison.Ordinal), "The multi-threaded flavour must run inside MSBuild's process under -mt:" + Environment.NewLine + logs["B"]);
+        StringAssert.Contains(logs["C"], MSBuildLogTexts.TaskHostLaunch, "The flavour for older MSBuild is not declared thread-safe, so -mt must run it in a task host:" + Environment.NewLine + logs["C"]);
     }
 }

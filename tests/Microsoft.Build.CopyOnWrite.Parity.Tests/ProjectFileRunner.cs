@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Security;
@@ -187,48 +186,13 @@ public static class ProjectFileRunner
 
     private static string RunMSBuild(string folder, string project, IEnumerable<string> targets, string eventsFile, IReadOnlyDictionary<string, string> environment, bool multiThreaded)
     {
-        var start = new ProcessStartInfo("dotnet")
+        string[] arguments =
         {
-            WorkingDirectory = folder,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (string argument in new[]
-        {
-            "msbuild", project, "-nologo", "-noAutoResponse", "-nodeReuse:false", "-verbosity:minimal", "-clp:NoSummary",
+            project, "-verbosity:minimal", "-clp:NoSummary",
             "-t:" + string.Join(";", targets),
             $"-logger:{typeof(ParityLogger).FullName},{typeof(ParityLogger).Assembly.Location};{eventsFile}",
-        }.Concat(multiThreaded ? new[] { "-mt" } : Array.Empty<string>()))
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        // The test host's MSBuild variables (set by the Locator) must not leak into the builds under test.
-        foreach (string name in new[] { "MSBuildExtensionsPath", "MSBuildSDKsPath", "MSBUILD_EXE_PATH", "MSBuildLoadMicrosoftTargetsReadOnly" })
-        {
-            start.Environment.Remove(name);
-        }
-
-        start.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
-        start.Environment["MSBUILDDISABLENODEREUSE"] = "1";
-        start.Environment["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0";
-        start.Environment["MSBUILDTERMINALLOGGER"] = "off";
-        foreach ((string name, string value) in environment)
-        {
-            start.Environment[name] = value;
-        }
-
-        using Process process = Process.Start(start)!;
-        Task<string> error = process.StandardError.ReadToEndAsync();
-        string output = process.StandardOutput.ReadToEnd();
-        if (!process.WaitForExit(180_000))
-        {
-            process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"dotnet msbuild {project} did not finish in 3 minutes:{Environment.NewLine}{output}");
-        }
-
-        return output + error.Result;
+        };
+        return DotnetMSBuild.Run(folder, multiThreaded ? arguments.Append("-mt") : arguments, environment).Output;
     }
 
     private static Observation Parse(string[] lines, string target, Tree tree)

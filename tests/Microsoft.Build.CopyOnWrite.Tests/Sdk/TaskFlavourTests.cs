@@ -7,6 +7,7 @@ using System.Reflection.Metadata;
 using System.Reflection.Metadata.Ecma335;
 using System.Reflection.PortableExecutable;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.TestKit;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
@@ -24,9 +25,6 @@ public sealed class TaskFlavourTests
     private const string ForOlderMSBuild = "tools/net8.0/Microsoft.Build.CopyOnWrite.dll";
     private const string MultiThreadedForMSBuildExe = "tools/multithreaded/net472/Microsoft.Build.CopyOnWrite.dll";
     private const string ForOlderMSBuildExe = "tools/net472/Microsoft.Build.CopyOnWrite.dll";
-
-    /// <summary>What MSBuild logs (detailed verbosity) when it runs a task in a task host process.</summary>
-    private const string TaskHostLaunch = "in an external task host";
 
     private static readonly Lazy<string> Extracted = new(() =>
     {
@@ -77,7 +75,7 @@ public sealed class TaskFlavourTests
         ProcessResult build = SdkPackage.Dotnet(folder, "msbuild", project, "-mt", "-v:d", "-nologo", "-nr:false");
 
         StringAssert.Contains(build.Output, TaskLoadedFrom(MultiThreaded), "MSBuild 18.9 and later must get the multi-threaded flavour:\n" + build.Output);
-        Assert.IsFalse(build.Output.Contains(TaskHostLaunch, StringComparison.Ordinal), "-mt ran our Copy in a task host:\n" + build.Output);
+        Assert.IsFalse(build.Output.Contains(MSBuildLogTexts.TaskHostLaunch, StringComparison.Ordinal), "-mt ran our Copy in a task host:\n" + build.Output);
         Assert.AreEqual("payload", File.ReadAllText(Path.Combine(folder, "out", "a.txt")));
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
     }
