@@ -22,14 +22,16 @@ internal static class AtomicFile
     private const int RandomHexLength = 12;
     private const int MaxNameCharsKept = 80;
 
-    /// <summary>
-    /// ".{name}.{12 hex}.cow-tmp" beside the destination, with the name shortened (at a character boundary) so
-    /// the whole stays within 255 bytes even for long multi-byte names that are themselves valid.
-    /// </summary>
+    /// <summary>".{name}.{12 hex}.cow-tmp" beside the destination (see <see cref="TemporaryNameFor"/>).</summary>
     public static string TemporaryPathBeside(string destinationPath)
+        => Path.Combine(Path.GetDirectoryName(destinationPath) ?? string.Empty, TemporaryNameFor(Path.GetFileName(destinationPath)));
+
+    /// <summary>
+    /// ".{name}.{12 hex}.cow-tmp", with the name shortened (at a character boundary) so the whole stays within 255
+    /// bytes of UTF-8 even for long multi-byte names that are themselves valid (and so within NTFS's 255 UTF-16 units).
+    /// </summary>
+    public static string TemporaryNameFor(string name)
     {
-        string folder = Path.GetDirectoryName(destinationPath) ?? string.Empty;
-        string name = Path.GetFileName(destinationPath);
         int budget = MaxNameBytes - (TemporaryPrefix.Length + 1 + RandomHexLength + TemporarySuffix.Length);
         int kept = 0;
         int keptBytes = 0;
@@ -46,7 +48,7 @@ internal static class AtomicFile
             kept += step;
         }
 
-        return Path.Combine(folder, TemporaryPrefix + name.Substring(0, kept) + "." + RandomHex() + TemporarySuffix);
+        return TemporaryPrefix + name.Substring(0, kept) + "." + RandomHex() + TemporarySuffix;
     }
 
     /// <summary>

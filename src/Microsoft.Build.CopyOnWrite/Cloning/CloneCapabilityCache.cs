@@ -38,6 +38,12 @@ internal sealed class CloneCapabilityCache
 
     public TimeSpan RefusalLifetime { get; }
 
+    /// <summary>Whether something learnt at <paramref name="whenTicks"/> is older than <see cref="RefusalLifetime"/>.</summary>
+    public bool IsStale(long whenTicks) => _clockTicks() - whenTicks > RefusalLifetime.TotalSeconds * Stopwatch.Frequency;
+
+    /// <summary>Now, on the clock this cache was given.</summary>
+    public long NowTicks => _clockTicks();
+
     /// <summary>The remembered refusal for this pair of volumes, or null: try to clone.</summary>
     public Refusal? RememberedRefusal(VolumePair volumes)
     {
@@ -46,8 +52,7 @@ internal sealed class CloneCapabilityCache
             return null;
         }
 
-        long ageTicks = _clockTicks() - refusal.WhenTicks;
-        if (ageTicks > RefusalLifetime.TotalSeconds * Stopwatch.Frequency)
+        if (IsStale(refusal.WhenTicks))
         {
             _refusals.TryRemove(volumes, out _);
             return null;
@@ -91,7 +96,7 @@ internal sealed class CloneCapabilityCache
 }
 
 /// <summary>Identifies a (source, destination) pair of file systems as the OS names them.</summary>
-/// <param name="SourceVolume">Linux: st_dev; macOS: st_dev; Windows: volume serial number.</param>
-/// <param name="DestinationVolume">Linux: statfs f_fsid of the destination's file system; macOS: st_dev; Windows: volume serial number.</param>
+/// <param name="SourceVolume">Linux: st_dev; macOS: st_dev.</param>
+/// <param name="DestinationVolume">Linux: statfs f_fsid of the destination's file system; macOS: st_dev.</param>
 /// <param name="DestinationFileSystemType">Linux: statfs f_type; elsewhere 0. A device number reused by another file system changes this.</param>
 internal readonly record struct VolumePair(ulong SourceVolume, ulong DestinationVolume, long DestinationFileSystemType);

@@ -20,7 +20,7 @@ internal static class CloneEngines
         var refusals = new CloneCapabilityCache();
         if (RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
         {
-            return new WindowsCloneEngine(refusals);
+            return new WindowsCloneEngine(new WindowsNative(), refusals);
         }
 #if NET
         if (RuntimeInformation.IsOSPlatform(OSPlatform.Linux))

@@ -3,7 +3,9 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// <summary>
 /// Sorts the errors a clone call can return into "cannot clone here, copy instead" and real failures.
 /// Real failures (I/O error, no space, quota, no memory) must surface as errors: copying instead would
-/// only hit them again or, worse, hide a failing disk. One table per OS because the numbers differ.
+/// only hit them again or, worse, hide a failing disk. One table per OS because the numbers differ. Windows is
+/// different in kind: once a volume's flags say it clones, every error but a device one is about one file
+/// (<see cref="WindowsErrors.IsDeviceOrSpaceFailure"/>).
 /// </summary>
 internal static class CloneErrors
 {
@@ -33,17 +35,5 @@ internal static class CloneErrors
         1 => FallbackReason.FileSystemRefused,            // EPERM
         13 => FallbackReason.FileSystemRefused,           // EACCES
         _ => null,                                        // EIO, ENOSPC, EDQUOT, ENOMEM, EEXIST...: real failures
-    };
-
-    /// <summary>Win32 error after FSCTL_DUPLICATE_EXTENTS_TO_FILE. Null: a real failure.</summary>
-    public static FallbackReason? ClassifyWindows(int win32Error) => win32Error switch
-    {
-        17 => FallbackReason.DifferentVolumes,            // ERROR_NOT_SAME_DEVICE
-        1 => FallbackReason.FileSystemCannotClone,        // ERROR_INVALID_FUNCTION: the file system has no such control code
-        50 => FallbackReason.FileSystemCannotClone,       // ERROR_NOT_SUPPORTED
-        87 => FallbackReason.FileSystemCannotClone,       // ERROR_INVALID_PARAMETER: e.g. unaligned ranges on this volume
-        347 => FallbackReason.FileSystemRefused,          // ERROR_BLOCK_TOO_MANY_REFERENCES: a file can be cloned 8175 times
-        5 => FallbackReason.FileSystemRefused,            // ERROR_ACCESS_DENIED
-        _ => null,                                        // disk full, I/O device error, CRC, out of memory...: real failures
     };
 }

@@ -1,7 +1,6 @@
 using System;
-using System.ComponentModel;
-using System.IO;
 using System.Runtime.InteropServices;
+using System.Threading;
 using Microsoft.Win32.SafeHandles;
 #if NET
 using System.Runtime.Versioning;
@@ -10,132 +9,355 @@ using System.Runtime.Versioning;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// The kernel32 calls the Windows engine needs, declared from the documented Win32 API. Every struct here
-/// has the same layout on x86, x64 and arm64, because net472 MSBuild still runs as a 32-bit process.
+/// <see cref="IWindowsFileSystem"/> on kernel32, declared from the documented Win32 API: one call per member, the
+/// Win32 error as the answer, no decisions. Every struct has the same layout on x86, x64 and arm64 or is laid out
+/// by <see cref="WindowsStructs"/> for the process's pointer size, because net472 MSBuild still runs as 32-bit.
 /// </summary>
 #if NET
 [SupportedOSPlatform("windows")]
 #endif
-internal static unsafe class WindowsNative
+internal sealed unsafe class WindowsNative : IWindowsFileSystem
 {
     private const string Kernel32 = "kernel32.dll";
-
-    private const uint FsctlDuplicateExtentsToFile = 0x00098344;
-    private const uint FsctlSetSparse = 0x000900C4;
+    private const uint FileAttributeNormal = 0x80;
     private const int FileBasicInfoClass = 0;
-    private const int ErrorFileNotFound = 2;
-    private const int ErrorPathNotFound = 3;
-    private const int ErrorAccessDenied = 5;
+    private const int FileRenameInfoClass = 3;
+    private const int FileEndOfFileInfoClass = 6;
+    private const int FileRemoteProtocolInfoClass = 13;
+    private const int FileRenameInfoExClass = 22;
+    private const int ErrorHandleEof = 38;
+    private const int ErrorMoreData = 234;
+    private const int MaxPath = 260;
 
-    /// <summary>Size, volume and attributes of an open file, or the Win32 error that kept us from reading them.</summary>
-    public static bool TryGetFileFacts(SafeFileHandle file, out WindowsFileFacts facts, out int error)
+    public int Open(string path, WindowsAccess access, WindowsShare share, WindowsCreation creation, out WindowsFile? file)
     {
-        if (!GetFileInformationByHandle(file, out ByHandleFileInformation information))
+        SafeFileHandle handle = CreateFileW(NativePath(path), (uint)access, (uint)share, IntPtr.Zero, (uint)creation, FileAttributeNormal, IntPtr.Zero);
+        if (handle.IsInvalid)
         {
-            error = Marshal.GetLastWin32Error();
-            facts = default;
-            return false;
+            int error = Marshal.GetLastWin32Error();
+            handle.Dispose();
+            file = null;
+            return error;
         }
 
-        error = 0;
+        file = new NativeFile(handle);
+        return 0;
+    }
+
+    public int GetFileFacts(WindowsFile file, out WindowsFileFacts facts)
+    {
+        facts = default;
+        if (!GetFileInformationByHandle(Handle(file), out WindowsStructs.ByHandleFileInformation information))
+        {
+            return Marshal.GetLastWin32Error();
+        }
+
         long size = ((long)information.FileSizeHigh << 32) | information.FileSizeLow;
-        facts = new WindowsFileFacts(size, information.VolumeSerialNumber, information.FileAttributes);
-        return true;
+        long lastWrite = ((long)information.LastWriteTimeHigh << 32) | information.LastWriteTimeLow;
+        facts = new WindowsFileFacts(size, information.VolumeSerialNumber, information.FileAttributes, lastWrite);
+        return 0;
     }
 
-    /// <summary>Flags and file system name of the volume holding <paramref name="file"/> (SMB shares answer for the server's volume).</summary>
-    public static bool TryGetVolumeFlags(SafeFileHandle file, out uint flags, out string fileSystemName, out int error)
+    public int GetVolumeFlags(WindowsFile file, out uint flags, out string fileSystemName)
     {
-        const int NameChars = 261; // MAX_PATH + 1, as the API documents for this buffer
+        const int NameChars = MaxPath + 1; // as the API documents for this buffer
         char* name = stackalloc char[NameChars];
-        if (!GetVolumeInformationByHandleW(file, null, 0, out _, out _, out flags, name, NameChars))
+        fileSystemName = string.Empty;
+        if (!GetVolumeInformationByHandleW(Handle(file), null, 0, out _, out _, out flags, name, NameChars))
         {
-            error = Marshal.GetLastWin32Error();
-            fileSystemName = string.Empty;
-            return false;
+            return Marshal.GetLastWin32Error();
         }
 
-        error = 0;
         fileSystemName = new string(name);
-        return true;
+        return 0;
     }
 
-    /// <summary>
-    /// Cluster size of the volume holding <paramref name="path"/>. GetDiskFreeSpace wants the volume's root
-    /// (drive, mount folder or \\server\share\), so the root is looked up first.
-    /// </summary>
-    public static bool TryGetClusterBytes(string path, out long clusterBytes, out int error)
+    public int IsOnNetworkShare(WindowsFile file, out bool remote)
     {
-        clusterBytes = 0;
-        char[] root = new char[Math.Max(path.Length + 2, 261)];
-        fixed (char* rootChars = root)
+        byte* information = stackalloc byte[WindowsStructs.FileRemoteProtocolInfoBytes];
+        remote = GetFileInformationByHandleEx(Handle(file), FileRemoteProtocolInfoClass, information, WindowsStructs.FileRemoteProtocolInfoBytes);
+        return 0; // a local file is simply not remote: the call fails for it
+    }
+
+    public int GetIntegrity(WindowsFile file, out WindowsIntegrity integrity)
+    {
+        WindowsStructs.GetIntegrityBuffer buffer;
+        integrity = default;
+        if (!DeviceIoControl(Handle(file), WindowsStructs.FsctlGetIntegrityInformation, null, 0, &buffer, (uint)sizeof(WindowsStructs.GetIntegrityBuffer), out _, IntPtr.Zero))
         {
-            if (!GetVolumePathNameW(path, rootChars, (uint)root.Length))
-            {
-                error = Marshal.GetLastWin32Error();
-                return false;
-            }
-
-            if (!GetDiskFreeSpaceW(new string(rootChars), out uint sectorsPerCluster, out uint bytesPerSector, out _, out _))
-            {
-                error = Marshal.GetLastWin32Error();
-                return false;
-            }
-
-            error = 0;
-            clusterBytes = (long)sectorsPerCluster * bytesPerSector;
-            return true;
+            return Marshal.GetLastWin32Error();
         }
+
+        integrity = new WindowsIntegrity(buffer.ChecksumAlgorithm, buffer.Flags, buffer.ClusterSizeInBytes);
+        return 0;
     }
 
-    /// <summary>A sparse source can only be cloned into a sparse destination.</summary>
-    public static int TrySetSparse(SafeFileHandle file)
-        => DeviceIoControl(file, FsctlSetSparse, null, 0, null, 0, out _, IntPtr.Zero) ? 0 : Marshal.GetLastWin32Error();
-
-    /// <summary>Makes <paramref name="chunk"/> of the destination share the source's clusters; 0 or the Win32 error.</summary>
-    public static int TryDuplicateExtents(SafeFileHandle source, SafeFileHandle destination, CloneChunk chunk)
+    public int SetIntegrity(WindowsFile file, ushort checksumAlgorithm, uint flags)
     {
-        var request = new DuplicateExtentsData
+        var buffer = new WindowsStructs.SetIntegrityBuffer { ChecksumAlgorithm = checksumAlgorithm, Flags = flags };
+        return DeviceIoControl(Handle(file), WindowsStructs.FsctlSetIntegrityInformation, &buffer, (uint)sizeof(WindowsStructs.SetIntegrityBuffer), null, 0, out _, IntPtr.Zero)
+            ? 0 : Marshal.GetLastWin32Error();
+    }
+
+    public int SetSparse(WindowsFile file, bool sparse)
+    {
+        byte setSparse = sparse ? (byte)1 : (byte)0; // FILE_SET_SPARSE_BUFFER: one BOOLEAN
+        return DeviceIoControl(Handle(file), WindowsStructs.FsctlSetSparse, &setSparse, 1, null, 0, out _, IntPtr.Zero) ? 0 : Marshal.GetLastWin32Error();
+    }
+
+    public int SetEndOfFile(WindowsFile file, long size)
+        => SetFileInformationByHandle(Handle(file), FileEndOfFileInfoClass, &size, sizeof(long)) ? 0 : Marshal.GetLastWin32Error();
+
+    public int DuplicateExtents(WindowsFile source, WindowsFile destination, CloneChunk chunk)
+    {
+        var request = new WindowsStructs.DuplicateExtentsData
         {
             // HANDLE is 4 bytes on x86 and is followed by 4 bytes of padding before the first LARGE_INTEGER,
             // so a zero-extended 64-bit field has the right layout on 32- and 64-bit processes alike.
-            FileHandle = source.DangerousGetHandle().ToInt64(),
+            FileHandle = Handle(source).DangerousGetHandle().ToInt64(),
             SourceFileOffset = chunk.Offset,
             TargetFileOffset = chunk.Offset,
             ByteCount = chunk.Length,
         };
-        bool cloned = DeviceIoControl(destination, FsctlDuplicateExtentsToFile, &request, (uint)sizeof(DuplicateExtentsData), null, 0, out _, IntPtr.Zero);
-        return cloned ? 0 : Marshal.GetLastWin32Error();
+        return DeviceIoControl(Handle(destination), WindowsStructs.FsctlDuplicateExtentsToFile, &request, (uint)sizeof(WindowsStructs.DuplicateExtentsData), null, 0, out _, IntPtr.Zero)
+            ? 0 : Marshal.GetLastWin32Error();
     }
 
-    public static FileBasicInfo GetTimesAndAttributes(SafeFileHandle file, string pathForErrors)
+    public int Flush(WindowsFile file) => FlushFileBuffers(Handle(file)) ? 0 : Marshal.GetLastWin32Error();
+
+    public int Read(WindowsFile file, long offset, byte[] buffer, int count, out int read)
     {
-        if (!GetFileInformationByHandleEx(file, FileBasicInfoClass, out FileBasicInfo information, (uint)sizeof(FileBasicInfo)))
+        var position = new NativeOverlapped { OffsetLow = unchecked((int)offset), OffsetHigh = (int)(offset >> 32) };
+        fixed (byte* bytes = buffer)
         {
-            throw ToException(Marshal.GetLastWin32Error(), pathForErrors);
+            if (ReadFile(Handle(file), bytes, (uint)count, out uint done, &position))
+            {
+                read = (int)done;
+                return 0;
+            }
+        }
+
+        int error = Marshal.GetLastWin32Error();
+        read = 0;
+        return error == ErrorHandleEof ? 0 : error;
+    }
+
+    public int SetBasicInfo(WindowsFile file, long creationTime, long lastAccessTime, long lastWriteTime, uint attributes)
+    {
+        var information = new WindowsStructs.FileBasicInfo
+        {
+            CreationTime = creationTime,
+            LastAccessTime = lastAccessTime,
+            LastWriteTime = lastWriteTime,
+            ChangeTime = 0, // the file system keeps its own
+            FileAttributes = attributes,
+        };
+        return SetFileInformationByHandle(Handle(file), FileBasicInfoClass, &information, (uint)sizeof(WindowsStructs.FileBasicInfo)) ? 0 : Marshal.GetLastWin32Error();
+    }
+
+    public int HasSharedClusters(WindowsFile file, out bool shared)
+    {
+        const int ExtentsPerCall = 64;
+        int outputBytes = WindowsStructs.RefcountHeaderBytes + (ExtentsPerCall * WindowsStructs.RefcountExtentBytes);
+        byte[] answer = new byte[outputBytes];
+        long startingVcn = 0;
+        shared = false;
+        while (true)
+        {
+            int error;
+            fixed (byte* output = answer)
+            {
+                error = DeviceIoControl(Handle(file), WindowsStructs.FsctlGetRetrievalPointersAndRefcount, &startingVcn, sizeof(long), output, (uint)outputBytes, out _, IntPtr.Zero)
+                    ? 0 : Marshal.GetLastWin32Error();
+            }
+
+            if (error == ErrorHandleEof)
+            {
+                return 0; // no clusters at or after startingVcn: all data resident, or the end reached
+            }
+
+            if (error != 0 && error != ErrorMoreData)
+            {
+                return error;
+            }
+
+            int extents = (int)Math.Min(WindowsStructs.RefcountExtentCount(answer), ExtentsPerCall);
+            for (int i = 0; i < extents; i++)
+            {
+                WindowsStructs.RefcountExtent extent = WindowsStructs.RefcountExtentAt(answer, i);
+                if (extent.ReferenceCount > 1)
+                {
+                    shared = true;
+                    return 0;
+                }
+
+                startingVcn = extent.NextVcn;
+            }
+
+            if (error == 0 || extents == 0)
+            {
+                return 0;
+            }
+        }
+    }
+
+    public int CopyFile(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    {
+        // CopyFile2 polls *pfCancel while it copies: a cancelled token sets it from whatever thread cancels.
+        int* cancel = (int*)Marshal.AllocHGlobal(sizeof(int));
+        *cancel = 0;
+        try
+        {
+            using (cancellationToken.Register(() => Volatile.Write(ref *cancel, 1)))
+            {
+                var parameters = new WindowsStructs.CopyFile2ExtendedParameters
+                {
+                    Size = (uint)sizeof(WindowsStructs.CopyFile2ExtendedParameters),
+                    CopyFlags = WindowsStructs.CopyFileFailIfExists,
+                    Cancel = (IntPtr)cancel,
+                };
+                int hresult = CopyFile2(NativePath(sourcePath), NativePath(destinationPath), &parameters);
+                return (hresult & 0xFFFF0000) == unchecked((int)0x80070000) ? hresult & 0xFFFF : hresult;
+            }
+        }
+        finally
+        {
+            Marshal.FreeHGlobal((IntPtr)cancel);
+        }
+    }
+
+    public int Rename(WindowsFile file, string destinationPath, bool posixSemantics)
+    {
+        byte[] information = WindowsStructs.RenameInfo(NativePath(destinationPath), posixSemantics ? WindowsStructs.RenameReplaceIfExists | WindowsStructs.RenamePosixSemantics : WindowsStructs.RenameReplaceIfExists, IntPtr.Size);
+        fixed (byte* bytes = information)
+        {
+            return SetFileInformationByHandle(Handle(file), posixSemantics ? FileRenameInfoExClass : FileRenameInfoClass, bytes, (uint)information.Length) ? 0 : Marshal.GetLastWin32Error();
+        }
+    }
+
+    public int Delete(string path) => DeleteFileW(NativePath(path)) ? 0 : Marshal.GetLastWin32Error();
+
+    /// <summary>
+    /// A path of MAX_PATH or more works everywhere only as \\?\ (a process need not be long-path aware). The
+    /// engine's temporary names make paths longer than the user's, so the prefix is added short of the limit.
+    /// </summary>
+    internal static string NativePath(string path)
+    {
+        if (path.Length < MaxPath - 12 || path.StartsWith(@"\\?\", StringComparison.Ordinal) || path.StartsWith(@"\\.\", StringComparison.Ordinal))
+        {
+            return path;
+        }
+
+        string backslashed = path.Replace('/', '\\');
+        return backslashed.StartsWith(@"\\", StringComparison.Ordinal) ? @"\\?\UNC\" + backslashed.Substring(2) : @"\\?\" + backslashed;
+    }
+
+    private static SafeFileHandle Handle(WindowsFile file) => ((NativeFile)file).Handle;
+
+    private sealed class NativeFile : WindowsFile
+    {
+        public NativeFile(SafeFileHandle handle) => Handle = handle;
+
+        public SafeFileHandle Handle { get; }
+
+        public override void Dispose() => Handle.Dispose();
+    }
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
+    private static extern SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
+    private static extern bool GetFileInformationByHandle(SafeFileHandle file, out WindowsStructs.ByHandleFileInformation information);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
+    private static extern bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, void* information, uint size);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
+    private static extern bool SetFileInformationByHandle(SafeFileHandle file, int informationClass, void* information, uint size);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
+    private static extern bool GetVolumeInformationByHandleW(
+        SafeFileHandle file,
+        char* volumeName,
+        uint volumeNameChars,
+        out uint serialNumber,
+        out uint maximumComponentLength,
+        out uint fileSystemFlags,
+        char* fileSystemName,
+        uint fileSystemNameChars);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
+    private static extern bool DeviceIoControl(SafeFileHandle device, uint controlCode, void* input, uint inputBytes, void* output, uint outputBytes, out uint bytesReturned, IntPtr overlapped);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
+    private static extern bool FlushFileBuffers(SafeFileHandle file);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
+    private static extern bool ReadFile(SafeFileHandle file, byte* buffer, uint bytesToRead, out uint bytesRead, NativeOverlapped* overlapped);
+
+    [DllImport(Kernel32, ExactSpelling = true, CharSet = CharSet.Unicode)]
+    private static extern int CopyFile2(string existingFileName, string newFileName, WindowsStructs.CopyFile2ExtendedParameters* extendedParameters);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
+    private static extern bool DeleteFileW(string fileName);
+}
+
+/// <summary>
+/// The structs and control codes of the Windows native layer, apart from it so that tests lock their sizes and
+/// offsets on any OS (docs: winioctl.h, winbase.h, MS-FSCC).
+/// </summary>
+internal static class WindowsStructs
+{
+    public const uint FsctlDuplicateExtentsToFile = 0x00098344;         // CTL_CODE(FILE_DEVICE_FILE_SYSTEM, 209, METHOD_BUFFERED, FILE_WRITE_DATA)
+    public const uint FsctlSetSparse = 0x000900C4;                      // CTL_CODE(FILE_DEVICE_FILE_SYSTEM, 49, METHOD_BUFFERED, FILE_SPECIAL_ACCESS)
+    public const uint FsctlGetIntegrityInformation = 0x0009027C;        // CTL_CODE(FILE_DEVICE_FILE_SYSTEM, 159, METHOD_BUFFERED, FILE_ANY_ACCESS)
+    public const uint FsctlSetIntegrityInformation = 0x0009C280;        // CTL_CODE(FILE_DEVICE_FILE_SYSTEM, 160, METHOD_BUFFERED, FILE_READ_DATA | FILE_WRITE_DATA)
+    public const uint FsctlGetRetrievalPointersAndRefcount = 0x000903D3; // CTL_CODE(FILE_DEVICE_FILE_SYSTEM, 244, METHOD_NEITHER, FILE_ANY_ACCESS)
+
+    public const uint CopyFileFailIfExists = 0x1;
+    public const uint RenameReplaceIfExists = 0x1;  // FILE_RENAME_FLAG_REPLACE_IF_EXISTS
+    public const uint RenamePosixSemantics = 0x2;   // FILE_RENAME_FLAG_POSIX_SEMANTICS
+
+    /// <summary>FILE_REMOTE_PROTOCOL_INFO: 20 bytes of header, 32 reserved, 64 of protocol-specific data.</summary>
+    public const int FileRemoteProtocolInfoBytes = 116;
+
+    /// <summary>RETRIEVAL_POINTERS_AND_REFCOUNT_BUFFER: ExtentCount, 4 bytes unused, StartingVcn; then the extents.</summary>
+    public const int RefcountHeaderBytes = 16;
+
+    /// <summary>Each extent: NextVcn, Lcn, ReferenceCount, padded to 8-byte alignment.</summary>
+    public const int RefcountExtentBytes = 24;
+
+    /// <summary>CTL_CODE from winioctl.h.</summary>
+    public static uint CtlCode(uint deviceType, uint function, uint method, uint access) => (deviceType << 16) | (access << 14) | (function << 2) | method;
+
+    /// <summary>Offset of FILE_RENAME_INFO.FileName: a DWORD-sized union, then HANDLE RootDirectory at pointer alignment, then DWORD FileNameLength.</summary>
+    public static int RenameInfoFileNameOffset(int pointerSize) => (2 * pointerSize) + 4;
+
+    /// <summary>FILE_RENAME_INFO for <paramref name="newPath"/> (NUL-terminated), laid out for a process of that pointer size.</summary>
+    /// <param name="flags">FileRenameInfoEx flags; for FileRenameInfo, REPLACE_IF_EXISTS is the ReplaceIfExists BOOLEAN in the same first byte.</param>
+    public static byte[] RenameInfo(string newPath, uint flags, int pointerSize)
+    {
+        int nameOffset = RenameInfoFileNameOffset(pointerSize);
+        byte[] information = new byte[nameOffset + ((newPath.Length + 1) * 2)];
+        BitConverter.GetBytes(flags).CopyTo(information, 0);
+        BitConverter.GetBytes(newPath.Length * 2).CopyTo(information, nameOffset - 4); // FileNameLength, in bytes, without the NUL
+        for (int i = 0; i < newPath.Length; i++)
+        {
+            BitConverter.GetBytes(newPath[i]).CopyTo(information, nameOffset + (2 * i));
         }
 
         return information;
     }
 
-    public static void SetTimesAndAttributes(SafeFileHandle file, FileBasicInfo information, string pathForErrors)
+    public static uint RefcountExtentCount(byte[] answer) => BitConverter.ToUInt32(answer, 0);
+
+    public static RefcountExtent RefcountExtentAt(byte[] answer, int index)
     {
-        if (!SetFileInformationByHandle(file, FileBasicInfoClass, ref information, (uint)sizeof(FileBasicInfo)))
-        {
-            throw ToException(Marshal.GetLastWin32Error(), pathForErrors);
-        }
+        int at = RefcountHeaderBytes + (index * RefcountExtentBytes);
+        return new RefcountExtent(BitConverter.ToInt64(answer, at), BitConverter.ToInt64(answer, at + 8), BitConverter.ToUInt32(answer, at + 16));
     }
 
-    public static string Describe(int error) => new Win32Exception(error).Message;
-
-    /// <summary>The exception .NET's own file APIs throw for this error, so messages read like the stock task's.</summary>
-    public static Exception ToException(int error, string path) => error switch
-    {
-        ErrorFileNotFound => new FileNotFoundException($"Could not find file '{path}'.", path),
-        ErrorPathNotFound => new DirectoryNotFoundException($"Could not find a part of the path '{path}'."),
-        ErrorAccessDenied => new UnauthorizedAccessException($"Access to the path '{path}' is denied."),
-        _ => new IOException($"{Describe(error)} : '{path}'", unchecked((int)0x80070000) | error),
-    };
+    public readonly record struct RefcountExtent(long NextVcn, long Lcn, uint ReferenceCount);
 
     /// <summary>FILE_BASIC_INFO: four FILETIMEs (0 = leave unchanged when setting) and the attributes, padded to 40 bytes.</summary>
     [StructLayout(LayoutKind.Sequential, Size = 40)]
@@ -150,7 +372,7 @@ internal static unsafe class WindowsNative
 
     /// <summary>BY_HANDLE_FILE_INFORMATION: 4-byte fields only (FILETIMEs as two DWORDs), 52 bytes everywhere.</summary>
     [StructLayout(LayoutKind.Sequential)]
-    private struct ByHandleFileInformation
+    public struct ByHandleFileInformation
     {
         public uint FileAttributes;
         public uint CreationTimeLow;
@@ -169,7 +391,7 @@ internal static unsafe class WindowsNative
 
     /// <summary>DUPLICATE_EXTENTS_DATA: HANDLE (padded to 8 bytes) and three LARGE_INTEGERs, 32 bytes everywhere.</summary>
     [StructLayout(LayoutKind.Sequential)]
-    private struct DuplicateExtentsData
+    public struct DuplicateExtentsData
     {
         public long FileHandle;
         public long SourceFileOffset;
@@ -177,32 +399,34 @@ internal static unsafe class WindowsNative
         public long ByteCount;
     }
 
-    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
-    private static extern bool GetFileInformationByHandle(SafeFileHandle file, out ByHandleFileInformation information);
+    /// <summary>FSCTL_GET_INTEGRITY_INFORMATION_BUFFER: 16 bytes.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct GetIntegrityBuffer
+    {
+        public ushort ChecksumAlgorithm;
+        public ushort Reserved;
+        public uint Flags;
+        public uint ChecksumChunkSizeInBytes;
+        public uint ClusterSizeInBytes;
+    }
 
-    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
-    private static extern bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, out FileBasicInfo information, uint size);
+    /// <summary>FSCTL_SET_INTEGRITY_INFORMATION_BUFFER: 8 bytes.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SetIntegrityBuffer
+    {
+        public ushort ChecksumAlgorithm;
+        public ushort Reserved;
+        public uint Flags;
+    }
 
-    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
-    private static extern bool SetFileInformationByHandle(SafeFileHandle file, int informationClass, ref FileBasicInfo information, uint size);
-
-    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
-    private static extern bool GetVolumeInformationByHandleW(
-        SafeFileHandle file,
-        char* volumeName,
-        uint volumeNameChars,
-        out uint serialNumber,
-        out uint maximumComponentLength,
-        out uint fileSystemFlags,
-        char* fileSystemName,
-        uint fileSystemNameChars);
-
-    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
-    private static extern bool GetVolumePathNameW(string fileName, char* volumePathName, uint volumePathNameChars);
-
-    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
-    private static extern bool GetDiskFreeSpaceW(string rootPathName, out uint sectorsPerCluster, out uint bytesPerSector, out uint freeClusters, out uint totalClusters);
-
-    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
-    private static extern bool DeviceIoControl(SafeFileHandle device, uint controlCode, void* input, uint inputBytes, void* output, uint outputBytes, out uint bytesReturned, IntPtr overlapped);
+    /// <summary>COPYFILE2_EXTENDED_PARAMETERS: two DWORDs and three pointers (32 bytes on 64-bit, 20 on 32-bit).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct CopyFile2ExtendedParameters
+    {
+        public uint Size;
+        public uint CopyFlags;
+        public IntPtr Cancel;
+        public IntPtr ProgressRoutine;
+        public IntPtr CallbackContext;
+    }
 }

@@ -19,8 +19,6 @@ public sealed class WindowsCloneDecisionTests
     private const uint ReFSFlags = WindowsCloneDecisions.FileSupportsBlockRefcounting | 0x3; // plus case-sensitive/case-preserving names
     private const uint FlagsWithoutBlockRefcounting = 0x3;
 
-    private static readonly WindowsFileFacts SourceOnVolumeA = new(Size: 1 << 20, VolumeSerial: 0xA, Attributes: 0x20);
-    private static readonly WindowsFileFacts DestinationOnVolumeA = new(Size: 0, VolumeSerial: 0xA, Attributes: 0x20);
 
     [TestMethod]
     public void A_file_smaller_than_a_cluster_is_one_clone_of_one_whole_cluster()
@@ -54,7 +52,7 @@ public sealed class WindowsCloneDecisionTests
         Assert.AreEqual(0, chunks.Count);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(FourKiB, FourGiB)]
     [DataRow(SixtyFourKiB, FourGiB)]
     [DataRow(FourKiB, FourGiB - 1)]
@@ -88,7 +86,7 @@ public sealed class WindowsCloneDecisionTests
         CollectionAssert.AreEqual(new[] { new CloneChunk(0, FourGiB - FourKiB), new CloneChunk(FourGiB - FourKiB, FourKiB) }, chunks.ToArray());
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(0L)]
     [DataRow(256L)]
     [DataRow(3000L)]
@@ -96,67 +94,15 @@ public sealed class WindowsCloneDecisionTests
     public void A_cluster_size_no_volume_has_is_refused_by_the_planner(long clusterBytes)
     {
         Assert.IsFalse(WindowsCloneDecisions.IsUsableClusterSize(clusterBytes));
-        Assert.ThrowsException<ArgumentOutOfRangeException>(() => WindowsCloneDecisions.PlanChunks(FourKiB, clusterBytes));
+        Assert.ThrowsExactly<ArgumentOutOfRangeException>(() => WindowsCloneDecisions.PlanChunks(FourKiB, clusterBytes));
     }
 
     [TestMethod]
-    public void An_empty_source_is_copied_because_there_is_nothing_to_clone()
-    {
-        var emptySource = SourceOnVolumeA with { Size = 0 };
-
-        FallbackReason reason = WindowsCloneDecisions.WhyNotCloneThisFile(emptySource, DestinationOnVolumeA, remembered: null, out string? detail);
-
-        Assert.AreEqual(FallbackReason.EmptyFile, reason);
-        Assert.IsNull(detail);
-    }
-
-    [TestMethod]
-    public void Files_on_volumes_with_different_serial_numbers_are_copied_as_different_volumes()
-    {
-        var destinationOnVolumeB = DestinationOnVolumeA with { VolumeSerial = 0xB };
-
-        FallbackReason reason = WindowsCloneDecisions.WhyNotCloneThisFile(SourceOnVolumeA, destinationOnVolumeB, remembered: null, out _);
-
-        Assert.AreEqual(FallbackReason.DifferentVolumes, reason);
-    }
-
-    [TestMethod]
-    public void A_remembered_refusal_is_reused_without_asking_the_volume_again()
-    {
-        var remembered = new CloneCapabilityCache.Refusal(FallbackReason.FileSystemCannotClone, "NTFS", whenTicks: 0);
-
-        FallbackReason reason = WindowsCloneDecisions.WhyNotCloneThisFile(SourceOnVolumeA, DestinationOnVolumeA, remembered, out string? detail);
-
-        Assert.AreEqual(FallbackReason.FileSystemCannotClone, reason);
-        Assert.AreEqual("NTFS", detail);
-    }
-
-    [TestMethod]
-    public void Files_whose_integrity_stream_settings_differ_are_copied_because_ReFS_refuses_to_clone_them()
-    {
-        var sourceWithIntegrity = SourceOnVolumeA with { Attributes = SourceOnVolumeA.Attributes | WindowsCloneDecisions.FileAttributeIntegrityStream };
-
-        FallbackReason reason = WindowsCloneDecisions.WhyNotCloneThisFile(sourceWithIntegrity, DestinationOnVolumeA, remembered: null, out string? detail);
-
-        Assert.AreEqual(FallbackReason.FileSystemRefused, reason);
-        StringAssert.Contains(detail, "integrity");
-    }
-
-    [TestMethod]
-    public void A_non_empty_file_on_the_same_volume_with_nothing_remembered_goes_on_to_ask_the_volume()
-    {
-        FallbackReason reason = WindowsCloneDecisions.WhyNotCloneThisFile(SourceOnVolumeA, DestinationOnVolumeA, remembered: null, out string? detail);
-
-        Assert.AreEqual(FallbackReason.None, reason);
-        Assert.IsNull(detail);
-    }
-
-    [DataTestMethod]
     [DataRow(FourKiB)]
     [DataRow(SixtyFourKiB)]
-    public void A_volume_with_block_refcounting_and_a_real_cluster_size_clones(long clusterBytes)
+    public void A_volume_with_block_refcounting_clones(long clusterBytes)
     {
-        FallbackReason reason = WindowsCloneDecisions.WhyVolumeCannotClone(new WindowsVolumeFacts(ReFSFlags, "ReFS", clusterBytes), out string? detail);
+        FallbackReason reason = WindowsCloneDecisions.WhyVolumeCannotClone(new WindowsVolume(ReFSFlags, "ReFS", isNetworkShare: false) { ClusterBytes = clusterBytes }, out string? detail);
 
         Assert.AreEqual(FallbackReason.None, reason);
         Assert.IsNull(detail);
@@ -165,7 +111,7 @@ public sealed class WindowsCloneDecisionTests
     [TestMethod]
     public void A_volume_without_block_refcounting_cannot_clone_and_is_named_in_the_detail()
     {
-        FallbackReason reason = WindowsCloneDecisions.WhyVolumeCannotClone(new WindowsVolumeFacts(FlagsWithoutBlockRefcounting, "NTFS", ClusterBytes: 0), out string? detail);
+        FallbackReason reason = WindowsCloneDecisions.WhyVolumeCannotClone(new WindowsVolume(FlagsWithoutBlockRefcounting, "NTFS", isNetworkShare: false), out string? detail);
 
         Assert.AreEqual(FallbackReason.FileSystemCannotClone, reason);
         Assert.AreEqual("NTFS", detail);
@@ -174,36 +120,45 @@ public sealed class WindowsCloneDecisionTests
     [TestMethod]
     public void A_volume_that_cannot_be_queried_is_one_we_do_not_clone_on()
     {
-        var unqueryable = new WindowsVolumeFacts(0, string.Empty, 0, QueryFailure: "The request is not supported.");
-
-        FallbackReason reason = WindowsCloneDecisions.WhyVolumeCannotClone(unqueryable, out string? detail);
+        FallbackReason reason = WindowsCloneDecisions.WhyVolumeCannotClone(WindowsVolume.Unqueryable("The request is not supported."), out string? detail);
 
         Assert.AreEqual(FallbackReason.FileSystemCannotClone, reason);
-        Assert.AreEqual("the destination volume (could not query it: The request is not supported.)", detail);
+        Assert.AreEqual("the source's volume (could not query it: The request is not supported.)", detail);
     }
 
     [TestMethod]
-    public void A_cloning_volume_whose_cluster_size_cannot_be_read_is_one_we_do_not_clone_on()
+    public void A_network_share_is_not_cloned_over_whatever_its_server_advertises()
     {
-        var noClusterSize = new WindowsVolumeFacts(ReFSFlags, "ReFS", 0, QueryFailure: "Access is denied.");
-
-        FallbackReason reason = WindowsCloneDecisions.WhyVolumeCannotClone(noClusterSize, out string? detail);
+        FallbackReason reason = WindowsCloneDecisions.WhyVolumeCannotClone(new WindowsVolume(ReFSFlags, "ReFS", isNetworkShare: true), out string? detail);
 
         Assert.AreEqual(FallbackReason.FileSystemCannotClone, reason);
-        Assert.AreEqual("ReFS (could not query it: Access is denied.)", detail);
+        Assert.AreEqual(WindowsCloneDecisions.NetworkShare, detail);
     }
 
-    [DataTestMethod]
-    [DataRow(FallbackReason.DifferentVolumes, true)]
-    [DataRow(FallbackReason.FileSystemCannotClone, true)]
-    [DataRow(FallbackReason.FileSystemRefused, false)]
-    [DataRow(FallbackReason.EmptyFile, false)]
-    public void Only_refusals_about_the_volumes_are_remembered_for_the_volume_pair(object reason, bool remembered)
+    [TestMethod]
+    [DataRow(0L, true, DisplayName = "written this instant")]
+    [DataRow(59L, true, DisplayName = "59 seconds ago")]
+    [DataRow(61L, false, DisplayName = "61 seconds ago")]
+    [DataRow(-3600L, true, DisplayName = "stamped an hour in the future")]
+    public void A_source_counts_as_just_written_for_a_minute_and_when_stamped_in_the_future(long secondsAgo, bool recent)
     {
-        Assert.AreEqual(remembered, WindowsCloneDecisions.IsAboutTheVolumes((FallbackReason)reason));
+        long now = new DateTime(2026, 11, 22, 0, 0, 0, DateTimeKind.Utc).ToFileTimeUtc();
+
+        Assert.AreEqual(recent, WindowsCloneDecisions.IsRecent(now - TimeSpan.FromSeconds(secondsAgo).Ticks, now, WindowsCloneEngine.RecentWriteWindow));
     }
 
-    [DataTestMethod]
+    [TestMethod]
+    [DataRow(1L, false, new long[] { 0 }, DisplayName = "one byte: its only block")]
+    [DataRow(4096L, true, new long[] { 0 }, DisplayName = "one whole block")]
+    [DataRow(4097L, false, new long[] { 0, 4096 }, DisplayName = "first and last")]
+    [DataRow(1_000_000L, false, new long[] { 0, 999_424 }, DisplayName = "first and last of a larger file")]
+    [DataRow(1_000_000L, true, new long[] { 0, 499_712, 999_424 }, DisplayName = "just written: a middle block too")]
+    public void A_clone_is_read_back_at_its_first_and_last_blocks_and_in_the_middle_when_just_written(long size, bool thorough, long[] expected)
+    {
+        CollectionAssert.AreEqual(expected, WindowsCloneDecisions.VerifiedBlockOffsets(size, 4096, thorough).ToArray());
+    }
+
+    [TestMethod]
     [DataRow(0x21u, 0x20u, "read-only archive: writable archive")]
     [DataRow(0x01u, 0x80u, "read-only only: normal, said explicitly")]
     [DataRow(0x80u, 0x80u, "normal stays normal")]
@@ -219,10 +174,11 @@ public sealed class WindowsCloneDecisionTests
     public void Sparseness_and_integrity_streams_are_read_from_the_attributes()
     {
         var facts = new WindowsFileFacts(1, 1, WindowsCloneDecisions.FileAttributeSparseFile | WindowsCloneDecisions.FileAttributeIntegrityStream);
+        var plain = new WindowsFileFacts(1, 1, 0x20);
 
         Assert.IsTrue(facts.IsSparse);
         Assert.IsTrue(facts.HasIntegrityStream);
-        Assert.IsFalse(DestinationOnVolumeA.IsSparse);
-        Assert.IsFalse(DestinationOnVolumeA.HasIntegrityStream);
+        Assert.IsFalse(plain.IsSparse);
+        Assert.IsFalse(plain.HasIntegrityStream);
     }
 }

@@ -1,0 +1,116 @@
+using System;
+using System.Threading;
+
+namespace Microsoft.Build.CopyOnWrite.Cloning;
+
+/// <summary>
+/// The Windows system calls the Windows engine makes, one member per call, each answering with the Win32 error
+/// (0: success) instead of throwing. The engine's decisions, step order and error handling sit above this line
+/// and run anywhere; <see cref="WindowsNative"/> is the real kernel32 under it, and the tests' fake volume models
+/// the documented rules of ReFS, Dev Drive and NTFS under it on Linux.
+/// </summary>
+/// <remarks>Paths are full Windows paths as the user wrote them; the native layer adds \\?\ where a path is long.</remarks>
+internal interface IWindowsFileSystem
+{
+    /// <summary>CreateFileW.</summary>
+    int Open(string path, WindowsAccess access, WindowsShare share, WindowsCreation creation, out WindowsFile? file);
+
+    /// <summary>GetFileInformationByHandle and GetFileInformationByHandleEx(FileBasicInfo).</summary>
+    int GetFileFacts(WindowsFile file, out WindowsFileFacts facts);
+
+    /// <summary>GetVolumeInformationByHandleW (SMB shares answer for the server's volume).</summary>
+    int GetVolumeFlags(WindowsFile file, out uint flags, out string fileSystemName);
+
+    /// <summary>GetFileInformationByHandleEx(FileRemoteProtocolInfo): succeeds only for a file on a network share.</summary>
+    int IsOnNetworkShare(WindowsFile file, out bool remote);
+
+    /// <summary>FSCTL_GET_INTEGRITY_INFORMATION: the file's checksum setting and the volume's cluster size.</summary>
+    int GetIntegrity(WindowsFile file, out WindowsIntegrity integrity);
+
+    /// <summary>FSCTL_SET_INTEGRITY_INFORMATION on an empty file.</summary>
+    int SetIntegrity(WindowsFile file, ushort checksumAlgorithm, uint flags);
+
+    /// <summary>FSCTL_SET_SPARSE with FILE_SET_SPARSE_BUFFER.SetSparse.</summary>
+    int SetSparse(WindowsFile file, bool sparse);
+
+    /// <summary>SetFileInformationByHandle(FileEndOfFileInfo).</summary>
+    int SetEndOfFile(WindowsFile file, long size);
+
+    /// <summary>FSCTL_DUPLICATE_EXTENTS_TO_FILE on the destination: <paramref name="chunk"/> of it shares the source's clusters.</summary>
+    int DuplicateExtents(WindowsFile source, WindowsFile destination, CloneChunk chunk);
+
+    /// <summary>FlushFileBuffers (the handle must be open for writing).</summary>
+    int Flush(WindowsFile file);
+
+    /// <summary>ReadFile at an offset; <paramref name="read"/> is less than the buffer only at the end of the file.</summary>
+    int Read(WindowsFile file, long offset, byte[] buffer, int count, out int read);
+
+    /// <summary>SetFileInformationByHandle(FileBasicInfo): a 0 time leaves that time as it is.</summary>
+    int SetBasicInfo(WindowsFile file, long creationTime, long lastAccessTime, long lastWriteTime, uint attributes);
+
+    /// <summary>FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT: whether any of the file's clusters is shared with another file.</summary>
+    int HasSharedClusters(WindowsFile file, out bool shared);
+
+    /// <summary>CopyFile2 with COPY_FILE_FAIL_IF_EXISTS: data, alternate data streams, attributes, last-write time.</summary>
+    int CopyFile(string sourcePath, string destinationPath, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// SetFileInformationByHandle renaming the open file over <paramref name="destinationPath"/>: FileRenameInfoEx
+    /// with REPLACE_IF_EXISTS | POSIX_SEMANTICS when <paramref name="posixSemantics"/>, else FileRenameInfo with
+    /// ReplaceIfExists. The handle must have been opened with DELETE access.
+    /// </summary>
+    int Rename(WindowsFile file, string destinationPath, bool posixSemantics);
+
+    /// <summary>DeleteFileW.</summary>
+    int Delete(string path);
+}
+
+/// <summary>An open file of an <see cref="IWindowsFileSystem"/>; disposing closes it.</summary>
+internal abstract class WindowsFile : IDisposable
+{
+    public abstract void Dispose();
+}
+
+/// <summary>The access rights the engine asks for (CreateFileW dwDesiredAccess).</summary>
+[Flags]
+internal enum WindowsAccess : uint
+{
+    ReadAttributes = 0x0080,          // FILE_READ_ATTRIBUTES
+    WriteAttributes = 0x0100,         // FILE_WRITE_ATTRIBUTES
+    Delete = 0x0001_0000,             // DELETE: needed to rename the file by its handle
+    Write = 0x4000_0000,              // GENERIC_WRITE
+    Read = 0x8000_0000,               // GENERIC_READ
+}
+
+/// <summary>CreateFileW dwShareMode.</summary>
+[Flags]
+internal enum WindowsShare : uint
+{
+    None = 0,
+    Read = 1,
+    Write = 2,
+    Delete = 4,
+}
+
+/// <summary>CreateFileW dwCreationDisposition.</summary>
+internal enum WindowsCreation : uint
+{
+    CreateNew = 1,
+    OpenExisting = 3,
+}
+
+/// <summary>What GetFileInformationByHandle(Ex) says about one open file. Times are FILETIMEs (UTC).</summary>
+internal readonly record struct WindowsFileFacts(long Size, uint VolumeSerial, uint Attributes, long LastWriteTime = 0)
+{
+    public bool IsSparse => (Attributes & WindowsCloneDecisions.FileAttributeSparseFile) != 0;
+
+    public bool HasIntegrityStream => (Attributes & WindowsCloneDecisions.FileAttributeIntegrityStream) != 0;
+
+    public bool IsDirectory => (Attributes & WindowsCloneDecisions.FileAttributeDirectory) != 0;
+}
+
+/// <summary>FSCTL_GET_INTEGRITY_INFORMATION_BUFFER, as far as the engine reads it.</summary>
+internal readonly record struct WindowsIntegrity(ushort ChecksumAlgorithm, uint Flags, uint ClusterBytes);
+
+/// <summary>One block clone call: the same range of source and destination.</summary>
+internal readonly record struct CloneChunk(long Offset, long Length);

@@ -1,0 +1,332 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.IO;
+
+namespace Microsoft.Build.CopyOnWrite.Cloning;
+
+/// <summary>The Windows engine's decisions, apart from the system calls, so they run and are tested on any OS.</summary>
+internal static class WindowsCloneDecisions
+{
+    public const uint FileSupportsBlockRefcounting = 0x08000000;
+    public const uint FileAttributeReadOnly = 0x1;
+    public const uint FileAttributeDirectory = 0x10;
+    public const uint FileAttributeSparseFile = 0x200;
+    public const uint FileAttributeIntegrityStream = 0x8000;
+
+    /// <summary>Each block clone call must cover less than 4 GiB.</summary>
+    public const long CloneCallLimitBytes = 4L << 30;
+
+    /// <summary>ERROR_BLOCK_TOO_MANY_REFERENCES: ReFS lets one cluster be shared by at most 8,175 files.</summary>
+    public const int TooManyReferences = 347;
+
+    public const string AlternateDataStream = "an alternate data stream";
+    public const string NetworkShare = "a network share";
+    public const string CloneDidNotMatch = "its clone read back as other data than the file holds, so it was copied instead";
+
+    private const uint FileAttributeHidden = 0x2;
+    private const uint FileAttributeSystem = 0x4;
+    private const uint FileAttributeArchive = 0x20;
+    private const uint FileAttributeNormal = 0x80;
+    private const uint FileAttributeTemporary = 0x100;
+    private const uint FileAttributeNotContentIndexed = 0x2000;
+
+    /// <summary>What the source's volume says; None: clone. Network shares are not cloned over (see remarks).</summary>
+    /// <remarks>
+    /// An SMB share answers with its server's volume flags, and a server that is not Windows may advertise block
+    /// refcounting and mean something else by the control code (the MSBuildSdks package refuses \\ paths for this).
+    /// CopyFile2 still lets the server copy by itself (SMB offload), which is where the speed is on a share.
+    /// </remarks>
+    public static FallbackReason WhyVolumeCannotClone(WindowsVolume volume, out string? detail)
+    {
+        string name = volume.FileSystemName.Length > 0 ? volume.FileSystemName : "the source's volume";
+        detail = name;
+        if (volume.QueryFailure is string failure)
+        {
+            detail = $"{name} (could not query it: {failure})";
+            return FallbackReason.FileSystemCannotClone;
+        }
+
+        if (!SupportsBlockCloning(volume.Flags))
+        {
+            return FallbackReason.FileSystemCannotClone;
+        }
+
+        if (volume.IsNetworkShare)
+        {
+            detail = NetworkShare;
+            return FallbackReason.FileSystemCannotClone;
+        }
+
+        detail = null;
+        return FallbackReason.None;
+    }
+
+    public static bool SupportsBlockCloning(uint volumeFlags) => (volumeFlags & FileSupportsBlockRefcounting) != 0;
+
+    /// <summary>Written less than <paramref name="window"/> ago, or stamped in the future (a clock we cannot reason about).</summary>
+    public static bool IsRecent(long lastWriteFileTime, long nowFileTime, TimeSpan window) => nowFileTime - lastWriteFileTime < window.Ticks;
+
+    /// <summary>A power of two from 512 bytes to 2 MiB, the range NTFS and ReFS format with.</summary>
+    public static bool IsUsableClusterSize(long clusterBytes)
+        => clusterBytes >= 512 && clusterBytes <= (2 << 20) && (clusterBytes & (clusterBytes - 1)) == 0;
+
+    /// <summary>
+    /// The clone calls for a file: cluster-aligned offsets and lengths, each under 4 GiB. The last one ends
+    /// at the cluster boundary after the end of file, because lengths must be whole clusters and the
+    /// source's last cluster is allocated in full.
+    /// </summary>
+    public static IReadOnlyList<CloneChunk> PlanChunks(long fileSize, long clusterBytes)
+    {
+        if (fileSize < 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(fileSize), fileSize, "A file size cannot be negative.");
+        }
+
+        if (!IsUsableClusterSize(clusterBytes))
+        {
+            throw new ArgumentOutOfRangeException(nameof(clusterBytes), clusterBytes, "Not a cluster size a volume can have.");
+        }
+
+        long largestChunk = (CloneCallLimitBytes - 1) / clusterBytes * clusterBytes;
+        long end = (fileSize + clusterBytes - 1) / clusterBytes * clusterBytes;
+        var chunks = new List<CloneChunk>();
+        for (long offset = 0; offset < end; offset += largestChunk)
+        {
+            chunks.Add(new CloneChunk(offset, Math.Min(largestChunk, end - offset)));
+        }
+
+        return chunks;
+    }
+
+    /// <summary>
+    /// Where a clone is read back: its first and last blocks (a clone of data still in the cache reads as zeros
+    /// from the start), and for a file written moments ago one in the middle too.
+    /// </summary>
+    public static IReadOnlyList<long> VerifiedBlockOffsets(long fileSize, int blockBytes, bool thorough)
+    {
+        var offsets = new List<long>(3);
+        if (fileSize <= 0)
+        {
+            return offsets;
+        }
+
+        offsets.Add(0);
+        long last = (fileSize - 1) / blockBytes * blockBytes;
+        long middle = fileSize / 2 / blockBytes * blockBytes;
+        if (thorough && middle != 0 && middle != last)
+        {
+            offsets.Add(middle);
+        }
+
+        if (last != 0)
+        {
+            offsets.Add(last);
+        }
+
+        return offsets;
+    }
+
+    /// <summary>Why one file was not cloned, in words for the log, from the error of the clone call.</summary>
+    public static string DescribeCloneRefusal(int error) => error == TooManyReferences
+        ? "its clusters are already shared by 8,175 files, the most ReFS allows"
+        : $"the block clone call failed: {WindowsErrors.Describe(error)}";
+
+    /// <summary>
+    /// The source's attributes that a file can be given, without ReadOnly (the stock Copy task leaves
+    /// destinations writable). Normal says "none" explicitly: 0 would mean "leave them as they are".
+    /// </summary>
+    public static uint DestinationAttributes(uint sourceAttributes)
+    {
+        const uint Settable = FileAttributeHidden | FileAttributeSystem | FileAttributeArchive | FileAttributeTemporary | FileAttributeNotContentIndexed;
+        uint kept = sourceAttributes & Settable;
+        return kept == 0 ? FileAttributeNormal : kept;
+    }
+}
+
+/// <summary>What one volume said about itself, learnt from the first file copied from it.</summary>
+internal sealed class WindowsVolume
+{
+    public WindowsVolume(uint flags, string fileSystemName, bool isNetworkShare)
+    {
+        Flags = flags;
+        FileSystemName = fileSystemName;
+        IsNetworkShare = isNetworkShare;
+    }
+
+    public uint Flags { get; }
+
+    public string FileSystemName { get; }
+
+    public bool IsNetworkShare { get; }
+
+    /// <summary>Set when GetVolumeInformationByHandleW failed: a volume we do not clone on, never an exception.</summary>
+    public string? QueryFailure { get; private set; }
+
+    public bool CanClone => QueryFailure is null && WindowsCloneDecisions.SupportsBlockCloning(Flags) && !IsNetworkShare;
+
+    /// <summary>0 until a clone asks the first source for it (FSCTL_GET_INTEGRITY_INFORMATION).</summary>
+    public long ClusterBytes { get; set; }
+
+    /// <summary>Null until the first rename tells whether the file system takes POSIX-semantics renames.</summary>
+    public bool? PosixRename { get; set; }
+
+    public static WindowsVolume Unqueryable(string failure) => new(0, string.Empty, false) { QueryFailure = failure };
+}
+
+/// <summary>
+/// What each volume said, by serial number, believed as long as the refusal cache believes a refusal: MSBuild
+/// nodes outlive builds while volumes are formatted and remounted. Nothing is asked until a file is copied.
+/// </summary>
+internal sealed class WindowsVolumeCache
+{
+    private readonly ConcurrentDictionary<uint, (WindowsVolume Volume, long WhenTicks)> _volumes = new();
+    private readonly CloneCapabilityCache _clock;
+
+    public WindowsVolumeCache(CloneCapabilityCache clock) => _clock = clock;
+
+    public WindowsVolume Of(uint serial, Func<WindowsVolume> ask)
+    {
+        if (_volumes.TryGetValue(serial, out var known) && !_clock.IsStale(known.WhenTicks))
+        {
+            return known.Volume;
+        }
+
+        WindowsVolume volume = ask();
+        if (volume.QueryFailure is null)
+        {
+            _volumes[serial] = (volume, _clock.NowTicks);
+        }
+
+        return volume;
+    }
+}
+
+/// <summary>Win32 errors: which ones are real failures, and the exceptions .NET's own file APIs throw for them.</summary>
+internal static class WindowsErrors
+{
+    public const int FileNotFound = 2;
+    public const int PathNotFound = 3;
+    public const int AccessDenied = 5;
+    public const int SharingViolation = 32;
+    public const int FileExists = 80;
+    public const int AlreadyExists = 183;
+    public const int DiskFull = 112;
+    public const int RequestAborted = 1235;
+
+    /// <summary>
+    /// The errors that mean the disk or the device failed, not that this file cannot be cloned: copying instead
+    /// would only meet them again, or hide a failing disk. Every other error of a clone step, including codes no
+    /// table lists (1450 insufficient resources; 134 on older builds), makes that file a copy.
+    /// </summary>
+    public static bool IsDeviceOrSpaceFailure(int error) => error switch
+    {
+        DiskFull => true,     // ERROR_DISK_FULL
+        39 => true,           // ERROR_HANDLE_DISK_FULL
+        1295 => true,         // ERROR_DISK_QUOTA_EXCEEDED
+        21 => true,           // ERROR_NOT_READY
+        23 => true,           // ERROR_CRC
+        27 => true,           // ERROR_SECTOR_NOT_FOUND
+        29 => true,           // ERROR_WRITE_FAULT
+        30 => true,           // ERROR_READ_FAULT
+        483 => true,          // ERROR_DEVICE_HARDWARE_ERROR
+        1117 => true,         // ERROR_IO_DEVICE
+        1167 => true,         // ERROR_DEVICE_NOT_CONNECTED
+        1392 => true,         // ERROR_FILE_CORRUPT
+        1393 => true,         // ERROR_DISK_CORRUPT
+        _ => false,
+    };
+
+    /// <summary>What a file system without FILE_RENAME_POSIX_SEMANTICS (or a Windows before 10 1607) answers.</summary>
+    public static bool MeansUnsupported(int error) => error is 1 or 50 or 87 or 124; // invalid function, not supported, invalid parameter, invalid level
+
+    public static string Describe(int error)
+    {
+        string text = OperatingSystemIsWindows() ? new System.ComponentModel.Win32Exception(error).Message : "Win32 error";
+        return $"{text} (error {error})";
+    }
+
+    /// <summary>The exception .NET's own file APIs throw for this error, so messages read like the stock task's.</summary>
+    public static Exception ToException(int error, string path) => error switch
+    {
+        FileNotFound => new FileNotFoundException($"Could not find file '{path}'.", path),
+        PathNotFound => new DirectoryNotFoundException($"Could not find a part of the path '{path}'."),
+        AccessDenied => new UnauthorizedAccessException($"Access to the path '{path}' is denied."),
+        SharingViolation => new IOException($"The process cannot access the file '{path}' because it is being used by another process.", HResult(error)),
+        FileExists or AlreadyExists => new IOException($"The file '{path}' already exists.", HResult(error)),
+        206 or 111 => new PathTooLongException($"The path '{path}' is too long, or a component of the specified path is too long."),
+        RequestAborted => new OperationCanceledException(),
+        _ => new IOException($"{Describe(error)} : '{path}'", HResult(error)),
+    };
+
+    /// <summary>
+    /// For CopyFile2's errors, which do not say which file was the trouble: as .NET's File.Copy does, the source
+    /// when it cannot be found, the destination otherwise (our temporary file is never named).
+    /// </summary>
+    public static Exception ToCopyException(int error, string sourcePath, string destinationPath)
+        => ToException(error, error is FileNotFound ? sourcePath : destinationPath);
+
+    private static int HResult(int error) => unchecked((int)0x80070000) | error;
+
+    private static bool OperatingSystemIsWindows() => System.Runtime.InteropServices.RuntimeInformation.IsOSPlatform(System.Runtime.InteropServices.OSPlatform.Windows);
+}
+
+/// <summary>Windows path rules the engine needs, written out so they hold on any OS the tests run on.</summary>
+internal static class WindowsPaths
+{
+    /// <summary>
+    /// Whether the path names an alternate data stream (a ':' after its root): never cloned into or out of (a clone
+    /// into one crashed a Dev Drive machine, CopyOnWrite#24).
+    /// </summary>
+    public static bool NamesAStream(string path) => path.IndexOf(':', RootLength(path)) >= 0;
+
+    /// <summary>".{name}.{12 hex}.cow-tmp" in the destination's folder (see <see cref="AtomicFile.TemporaryPathBeside"/>).</summary>
+    public static string TemporaryPathBeside(string destinationPath)
+    {
+        int separator = destinationPath.LastIndexOfAny(new[] { '\\', '/' });
+        string folder = separator < 0 ? string.Empty : destinationPath.Substring(0, separator + 1);
+        return folder + AtomicFile.TemporaryNameFor(destinationPath.Substring(separator + 1));
+    }
+
+    /// <summary>Length of the root: "C:\", "\\?\C:\", "\\server\share\", "\\?\UNC\server\share\", "\\.\device\".</summary>
+    public static int RootLength(string path)
+    {
+        if (path.Length >= 2 && path[1] == ':' && char.IsLetter(path[0]))
+        {
+            return path.Length > 2 && IsSeparator(path[2]) ? 3 : 2;
+        }
+
+        if (path.Length < 2 || !IsSeparator(path[0]) || !IsSeparator(path[1]))
+        {
+            return 0;
+        }
+
+        if (path.Length >= 4 && (path[2] == '?' || path[2] == '.') && IsSeparator(path[3]))
+        {
+            string rest = path.Substring(4);
+            if (rest.StartsWith("UNC\\", StringComparison.OrdinalIgnoreCase))
+            {
+                return 8 + ServerAndShareLength(rest.Substring(4));
+            }
+
+            return 4 + RootLength(rest) + (rest.Length >= 2 && rest[1] == ':' ? 0 : FirstSegmentLength(rest));
+        }
+
+        return 2 + ServerAndShareLength(path.Substring(2));
+    }
+
+    private static int ServerAndShareLength(string path)
+    {
+        int server = FirstSegmentLength(path);
+        return server + FirstSegmentLength(path.Substring(server));
+    }
+
+    /// <summary>The first segment and the separator after it (if any).</summary>
+    private static int FirstSegmentLength(string path)
+    {
+        int separator = path.IndexOfAny(new[] { '\\', '/' });
+        return separator < 0 ? path.Length : separator + 1;
+    }
+
+    private static bool IsSeparator(char c) => c is '\\' or '/';
+}

@@ -1,0 +1,562 @@
+using System;
+using System.IO;
+using System.Linq;
+using System.Threading;
+using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Tests.Cloning.Fakes;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Cloning;
+
+/// <summary>
+/// The Windows engine against a fake volume that keeps the documented rules (see <see cref="FakeWindowsFileSystem"/>):
+/// one test per failure mode the reference implementations learned the hard way (/work/shared/spec/windows-engine.md,
+/// docs/windows-engine.md). The real kernel32 under the same seam runs under Wine in the Windows parity suite.
+/// </summary>
+[TestClass]
+public sealed class WindowsCloneEngineTests
+{
+    private const string DevDrive = @"D:\";
+    private const string Ntfs = @"C:\";
+    private const string Source = @"D:\src\App.dll";
+    private const string Destination = @"D:\out\App.dll";
+
+    private static readonly long Now = new DateTime(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc).ToFileTimeUtc();
+    private static readonly long YesterdayFileTime = Now - TimeSpan.FromDays(1).Ticks;
+    private static readonly long SecondsAgo = Now - TimeSpan.FromSeconds(2).Ticks;
+
+    private FakeWindowsFileSystem _files = null!;
+    private FakeVolume _devDrive = null!;
+    private FakeVolume _ntfs = null!;
+    private WindowsCloneEngine _engine = null!;
+
+    [TestInitialize]
+    public void MakeVolumes()
+    {
+        _files = new FakeWindowsFileSystem();
+        _devDrive = _files.AddVolume(DevDrive, "ReFS", serial: 0xD0D0, blockCloning: true, clusterBytes: 4096);
+        _ntfs = _files.AddVolume(Ntfs, "NTFS", serial: 0xC0C0, blockCloning: false);
+        foreach (string folder in new[] { @"D:\src", @"D:\out", @"C:\src", @"C:\out" })
+        {
+            _files.AddFolder(folder);
+        }
+
+        _engine = new WindowsCloneEngine(_files, new CloneCapabilityCache(), () => Now);
+    }
+
+    [TestMethod]
+    public void A_file_on_a_Dev_Drive_is_cloned_sharing_its_clusters_with_the_times_the_stock_task_gives()
+    {
+        byte[] content = Bytes(100_000);
+        _files.AddFile(Source, content, YesterdayFileTime);
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        Assert.AreEqual(content.Length, result.Bytes);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+        Assert.IsTrue(_files[Destination].SharesClusters, "the file system's own record must show shared clusters");
+        Assert.AreEqual(YesterdayFileTime, _files[Destination].LastWriteTime);
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    public void The_clone_is_made_sparse_before_its_size_is_set_and_the_flag_is_cleared_after_the_clone()
+    {
+        _files.AddFile(Source, Bytes(10_000), YesterdayFileTime);
+
+        _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        int sparse = _files.IndexOfCall("SetSparse " + @"D:\out\.App.dll");
+        int size = _files.IndexOfCall("SetEndOfFile");
+        int clone = _files.IndexOfCall("DuplicateExtents");
+        int cleared = _files.Calls.FindIndex(line => line.StartsWith("SetSparse", StringComparison.Ordinal) && line.EndsWith("False", StringComparison.Ordinal));
+        Assert.IsTrue(sparse >= 0 && sparse < size && size < clone && clone < cleared, string.Join(Environment.NewLine, _files.Calls));
+        Assert.IsFalse(_files[Destination].Sparse, "a clone of a file that is not sparse must not stay sparse");
+    }
+
+    [TestMethod]
+    public void A_sparse_source_gives_a_sparse_clone()
+    {
+        _files.AddFile(Source, Bytes(10_000), YesterdayFileTime).Sparse = true;
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        Assert.IsTrue(_files[Destination].Sparse);
+    }
+
+    [TestMethod]
+    public void A_large_clone_on_a_nearly_full_volume_does_not_fail_for_space_because_the_sparse_file_allocates_nothing()
+    {
+        _files.AddFile(Source, Bytes(1 << 20), YesterdayFileTime);
+        _devDrive.FreeBytes = 4096;
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+    }
+
+    [TestMethod]
+    public void The_volume_is_asked_for_its_flags_and_cluster_size_once_and_through_the_open_source()
+    {
+        _files.AddFile(Source, Bytes(5000), YesterdayFileTime);
+        _files.AddFile(@"D:\src\Other.dll", Bytes(7000), YesterdayFileTime);
+
+        _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+        _engine.CloneOrCopy(@"D:\src\Other.dll", @"D:\out\Other.dll", CancellationToken.None);
+
+        Assert.AreEqual(1, _devDrive.FlagQueries, "flags: once per volume");
+        Assert.AreEqual(1, _devDrive.IntegrityQueries, "cluster size: once per volume, from FSCTL_GET_INTEGRITY_INFORMATION on the source handle");
+        Assert.AreEqual(_files.IndexOfCall("GetIntegrity " + Source), _files.IndexOfCall("GetIntegrity"), "asked of the source, not of a path");
+    }
+
+    [TestMethod]
+    public void What_a_volume_said_is_asked_again_once_the_cache_lifetime_has_passed()
+    {
+        long ticks = 0;
+        var engine = new WindowsCloneEngine(_files, new CloneCapabilityCache(TimeSpan.FromSeconds(30), () => ticks), () => Now);
+        _files.AddFile(Source, Bytes(5000), YesterdayFileTime);
+
+        engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+        ticks += 31 * System.Diagnostics.Stopwatch.Frequency;
+        engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(2, _devDrive.FlagQueries);
+    }
+
+    [TestMethod]
+    public void On_a_volume_without_block_refcounting_every_file_is_copied_with_CopyFile_and_the_volume_is_asked_once()
+    {
+        _files.AddFile(@"C:\src\a.dll", Bytes(5000), YesterdayFileTime);
+        _files.AddFile(@"C:\src\b.dll", Bytes(6000), YesterdayFileTime);
+
+        CloneResult first = _engine.CloneOrCopy(@"C:\src\a.dll", @"C:\out\a.dll", CancellationToken.None);
+        CloneResult second = _engine.CloneOrCopy(@"C:\src\b.dll", @"C:\out\b.dll", CancellationToken.None);
+
+        foreach (CloneResult result in new[] { first, second })
+        {
+            Assert.AreEqual(CloneMethod.Copied, result.Method);
+            Assert.AreEqual(FallbackReason.FileSystemCannotClone, result.Reason);
+            Assert.AreEqual("NTFS", result.Detail);
+        }
+
+        Assert.AreEqual(1, _ntfs.FlagQueries);
+        Assert.AreEqual(0, _files.CallsTo("DuplicateExtents"));
+        Assert.AreEqual(2, _files.CallsTo("CopyFile"));
+        CollectionAssert.AreEqual(_files[@"C:\src\b.dll"].Data, _files[@"C:\out\b.dll"].Data);
+    }
+
+    [TestMethod]
+    [DataRow("DuplicateExtents", 1450, DisplayName = "1450 insufficient resources, outside every table")]
+    [DataRow("DuplicateExtents", 134, DisplayName = "134, seen on an older build")]
+    [DataRow("DuplicateExtents", 50, DisplayName = "50 not supported, for this file")]
+    [DataRow("DuplicateExtents", 87, DisplayName = "87 invalid parameter, for this file")]
+    [DataRow("DuplicateExtents", 1, DisplayName = "1 invalid function")]
+    [DataRow("DuplicateExtents", 5, DisplayName = "5 access denied")]
+    [DataRow("SetSparse", 50, DisplayName = "sparse refused")]
+    [DataRow("SetEndOfFile", 87, DisplayName = "size refused")]
+    [DataRow("GetIntegrity", 1, DisplayName = "cluster size unreadable")]
+    public void Any_refusal_of_a_clone_step_makes_that_file_a_copy_and_the_next_file_still_clones(string step, int error)
+    {
+        byte[] first = Bytes(20_000, seed: 1);
+        _files.AddFile(Source, first, YesterdayFileTime);
+        _files.AddFile(@"D:\src\Next.dll", Bytes(9000), YesterdayFileTime);
+        _files.Fail(step, error);
+
+        CloneResult refused = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+        CloneResult next = _engine.CloneOrCopy(@"D:\src\Next.dll", @"D:\out\Next.dll", CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, refused.Method);
+        Assert.AreEqual(FallbackReason.FileSystemRefused, refused.Reason);
+        StringAssert.Contains(refused.Detail, error.ToString());
+        CollectionAssert.AreEqual(first, _files[Destination].Data);
+        Assert.IsFalse(_files[Destination].SharesClusters, "a file reported as copied must not hold chunks cloned before the refusal");
+        Assert.AreEqual(CloneMethod.Cloned, next.Method, "one file's refusal says nothing about the volume");
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    [DataRow("DuplicateExtents", 112, DisplayName = "disk full")]
+    [DataRow("DuplicateExtents", 1117, DisplayName = "I/O device error")]
+    [DataRow("DuplicateExtents", 23, DisplayName = "CRC error")]
+    [DataRow("SetEndOfFile", 112, DisplayName = "disk full setting the size")]
+    public void A_device_or_disk_full_error_fails_the_copy_naming_the_destination_and_changes_nothing(string step, int error)
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        byte[] previous = Bytes(10, seed: 9);
+        _files.AddFile(Destination, previous, YesterdayFileTime);
+        _files.Fail(step, error);
+
+        var thrown = Assert.ThrowsExactly<IOException>(() => _engine.CloneOrCopy(Source, Destination, CancellationToken.None));
+
+        Assert.AreEqual(unchecked((int)0x80070000) | error, thrown.HResult);
+        StringAssert.Contains(thrown.Message, Destination);
+        CollectionAssert.AreEqual(previous, _files[Destination].Data);
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    public void A_source_already_cloned_8175_times_is_copied_and_the_log_says_why()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime).References = FakeWindowsFileSystem.MaxReferencesPerCluster;
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        StringAssert.Contains(result.Detail, "8,175");
+    }
+
+    [TestMethod]
+    [DataRow(1u, DisplayName = "a writer sharing reading")]
+    [DataRow(7u, DisplayName = "a writer sharing reading, writing and deleting")]
+    public void A_source_still_open_for_writing_is_a_sharing_violation_that_the_task_retries(uint writerShares)
+    {
+        _files.AddJustWrittenFile(Source, Bytes(20_000), SecondsAgo);
+        using WindowsFile writer = _files.OpenAsAnotherProcess(Source, WindowsAccess.Write, (WindowsShare)writerShares);
+
+        var thrown = Assert.ThrowsExactly<IOException>(() => _engine.CloneOrCopy(Source, Destination, CancellationToken.None));
+
+        Assert.AreEqual(unchecked((int)0x80070020), thrown.HResult, "ERROR_SHARING_VIOLATION, which Copy retries with MSB3026");
+        StringAssert.Contains(thrown.Message, Source);
+        Assert.IsFalse(_files.Exists(Destination));
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    public void The_fake_models_the_zero_filled_clone_a_just_written_source_gives_without_a_flush()
+    {
+        byte[] content = Bytes(20_000);
+        _files.AddJustWrittenFile(Source, content, SecondsAgo);
+        _files.AddFile(Destination, Array.Empty<byte>(), 0);
+        using WindowsFile source = _files.OpenAsAnotherProcess(Source, WindowsAccess.Read, WindowsShare.Read);
+        using WindowsFile clone = _files.OpenAsAnotherProcess(Destination, WindowsAccess.Read | WindowsAccess.Write, WindowsShare.Read);
+        _files.SetEndOfFile(clone, content.Length);
+
+        _files.DuplicateExtents(source, clone, new CloneChunk(0, 20_480));
+
+        Assert.IsTrue(_files[Destination].Data.All(b => b == 0), "the hazard the engine guards against: right size, all zeros");
+    }
+
+    [TestMethod]
+    public void A_just_written_source_is_flushed_before_it_is_cloned_so_the_clone_holds_its_data()
+    {
+        byte[] content = Bytes(20_000);
+        _files.AddJustWrittenFile(Source, content, SecondsAgo);
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+        Assert.IsTrue(_files.IndexOfCall("Flush " + Source) < _files.IndexOfCall("DuplicateExtents"));
+    }
+
+    [TestMethod]
+    public void A_source_written_long_ago_is_not_flushed()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+
+        _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(0, _files.CallsTo("Flush"));
+    }
+
+    [TestMethod]
+    public void A_just_written_source_that_cannot_be_flushed_is_copied_not_cloned()
+    {
+        byte[] content = Bytes(20_000);
+        _files.AddJustWrittenFile(Source, content, SecondsAgo).Attributes |= WindowsCloneDecisions.FileAttributeReadOnly;
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        StringAssert.Contains(result.Detail, "could not be flushed");
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+        Assert.AreEqual(0u, _files[Destination].Attributes & WindowsCloneDecisions.FileAttributeReadOnly, "the stock task leaves destinations writable");
+    }
+
+    [TestMethod]
+    public void A_clone_that_reads_back_as_other_data_is_replaced_by_a_copy()
+    {
+        byte[] content = Bytes(20_000);
+        _files.AddFile(Source, content, YesterdayFileTime);
+        _devDrive.ClonesReadAsZeros = true;
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(WindowsCloneDecisions.CloneDidNotMatch, result.Detail);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+    }
+
+    [TestMethod]
+    public void A_copy_that_Windows_cloned_by_itself_is_reported_as_a_clone()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        _devDrive.CopyFileClones = true; // Windows 11 24H2: CopyFile block-clones on ReFS by itself
+        _files.Fail("DuplicateExtents", 50);
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method, "reported from the file's clusters, not assumed");
+        Assert.AreEqual(1, _files.CallsTo("HasSharedClusters"));
+    }
+
+    [TestMethod]
+    public void A_copy_onto_a_volume_that_cannot_clone_is_reported_as_copied_without_asking_its_clusters()
+    {
+        _files.AddFile(@"C:\src\a.dll", Bytes(5000), YesterdayFileTime);
+        _ntfs.CopyFileClones = true;
+
+        CloneResult result = _engine.CloneOrCopy(@"C:\src\a.dll", @"C:\out\a.dll", CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(0, _files.CallsTo("HasSharedClusters"));
+    }
+
+    [TestMethod]
+    public void Files_on_two_clone_capable_volumes_are_copied_as_different_volumes_and_leave_nothing_behind()
+    {
+        _files.AddVolume(@"E:\", "ReFS", serial: 0xE0E0, blockCloning: true);
+        _files.AddFolder(@"E:\out");
+        byte[] content = Bytes(20_000);
+        _files.AddFile(Source, content, YesterdayFileTime);
+
+        CloneResult result = _engine.CloneOrCopy(Source, @"E:\out\App.dll", CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(FallbackReason.DifferentVolumes, result.Reason);
+        CollectionAssert.AreEqual(content, _files[@"E:\out\App.dll"].Data);
+        AssertNoTemporaryFileIn(@"E:\out");
+    }
+
+    [TestMethod]
+    public void The_copy_keeps_alternate_data_streams_attributes_and_last_write_time_and_is_never_read_only()
+    {
+        const uint HiddenArchiveReadOnly = 0x2 | 0x20 | 0x1;
+        FakeNode source = _files.AddFile(@"C:\src\setup.exe", Bytes(3000), YesterdayFileTime, HiddenArchiveReadOnly);
+        source.Streams["Zone.Identifier"] = new byte[] { 1, 2, 3 };
+
+        _engine.CloneOrCopy(@"C:\src\setup.exe", @"C:\out\setup.exe", CancellationToken.None);
+
+        FakeNode copy = _files[@"C:\out\setup.exe"];
+        CollectionAssert.AreEqual(source.Streams["Zone.Identifier"], copy.Streams["Zone.Identifier"], "the Mark of the Web travels with the file, as with the stock task");
+        Assert.AreEqual(0x2u | 0x20u, copy.Attributes);
+        Assert.AreEqual(YesterdayFileTime, copy.LastWriteTime);
+    }
+
+    [TestMethod]
+    public void Nothing_is_cloned_into_an_alternate_data_stream()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+
+        CloneResult result = _engine.CloneOrCopy(Source, @"D:\out\notes.txt:extra", CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(WindowsCloneDecisions.AlternateDataStream, result.Detail);
+        Assert.AreEqual(0, _files.CallsTo("DuplicateExtents"));
+    }
+
+    [TestMethod]
+    public void Nothing_is_cloned_out_of_an_alternate_data_stream()
+    {
+        _files.AddFile(@"D:\src\notes.txt:extra", Bytes(20_000), YesterdayFileTime);
+
+        CloneResult result = _engine.CloneOrCopy(@"D:\src\notes.txt:extra", Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(WindowsCloneDecisions.AlternateDataStream, result.Detail);
+        Assert.AreEqual(0, _files.CallsTo("DuplicateExtents"));
+    }
+
+    [TestMethod]
+    public void A_network_share_is_not_cloned_over_even_when_its_server_advertises_block_refcounting()
+    {
+        FakeVolume share = _files.AddVolume(@"\\server\builds\", "ReFS", serial: 0x5E5E, blockCloning: true);
+        share.IsNetworkShare = true;
+        _files.AddFolder(@"\\server\builds\out");
+        _files.AddFile(@"\\server\builds\App.dll", Bytes(20_000), YesterdayFileTime);
+
+        CloneResult result = _engine.CloneOrCopy(@"\\server\builds\App.dll", @"\\server\builds\out\App.dll", CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual(WindowsCloneDecisions.NetworkShare, result.Detail);
+        Assert.AreEqual(0, _files.CallsTo("DuplicateExtents"));
+    }
+
+    [TestMethod]
+    public void An_open_destination_whose_reader_shares_delete_is_replaced_and_the_reader_keeps_the_old_file()
+    {
+        byte[] content = Bytes(20_000, seed: 2);
+        byte[] old = Bytes(500, seed: 3);
+        _files.AddFile(Source, content, YesterdayFileTime);
+        _files.AddFile(Destination, old, YesterdayFileTime);
+        using var reader = (FakeHandle)_files.OpenAsAnotherProcess(Destination, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Delete);
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+        CollectionAssert.AreEqual(old, reader.Node.Data, "a POSIX rename leaves the reader with the file it opened, whole");
+        StringAssert.Contains(_files.Calls.First(line => line.StartsWith("Rename", StringComparison.Ordinal)), "posix");
+    }
+
+    [TestMethod]
+    [DataRow(true, DisplayName = "with POSIX renames")]
+    [DataRow(false, DisplayName = "without POSIX renames")]
+    public void An_open_destination_whose_reader_does_not_share_delete_is_a_sharing_violation_naming_the_destination(bool posixRenames)
+    {
+        _devDrive.HasPosixRename = posixRenames;
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        byte[] old = Bytes(500, seed: 3);
+        _files.AddFile(Destination, old, YesterdayFileTime);
+        using WindowsFile reader = _files.OpenAsAnotherProcess(Destination, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Write);
+
+        var thrown = Assert.ThrowsExactly<IOException>(() => _engine.CloneOrCopy(Source, Destination, CancellationToken.None));
+
+        Assert.AreEqual(unchecked((int)0x80070020), thrown.HResult, "a sharing violation, which Copy retries (MSB3026) like the stock task's");
+        StringAssert.Contains(thrown.Message, Destination);
+        CollectionAssert.AreEqual(old, _files[Destination].Data, "never written in place under a reader");
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    public void Without_POSIX_renames_an_open_destination_that_shares_delete_is_a_retried_sharing_violation_not_access_denied()
+    {
+        _devDrive.HasPosixRename = false;
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        _files.AddFile(Destination, Bytes(500), YesterdayFileTime);
+        using WindowsFile reader = _files.OpenAsAnotherProcess(Destination, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Delete);
+
+        var thrown = Assert.ThrowsExactly<IOException>(() => _engine.CloneOrCopy(Source, Destination, CancellationToken.None));
+
+        Assert.AreEqual(unchecked((int)0x80070020), thrown.HResult);
+    }
+
+    [TestMethod]
+    public void A_file_system_without_POSIX_renames_gets_the_classic_rename_and_is_not_asked_again()
+    {
+        _devDrive.HasPosixRename = false;
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+
+        _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+        _engine.CloneOrCopy(Source, @"D:\out\Again.dll", CancellationToken.None);
+
+        string[] renames = _files.Calls.Where(line => line.StartsWith("Rename", StringComparison.Ordinal)).ToArray();
+        CollectionAssert.AreEqual(new[] { "posix", "classic", "classic" }, renames.Select(line => line.Split(' ').Last()).ToArray());
+        Assert.IsTrue(_files.Exists(@"D:\out\Again.dll"));
+    }
+
+    [TestMethod]
+    public void A_read_only_destination_that_cannot_be_replaced_is_access_denied()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        _files.AddFile(Destination, Bytes(500), YesterdayFileTime, attributes: WindowsCloneDecisions.FileAttributeReadOnly);
+
+        Assert.ThrowsExactly<UnauthorizedAccessException>(() => _engine.CloneOrCopy(Source, Destination, CancellationToken.None));
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    public void A_source_with_integrity_streams_gets_a_clone_with_them()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime).Integrity = true;
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        Assert.IsTrue(_files[Destination].Integrity);
+    }
+
+    [TestMethod]
+    public void Where_the_volume_will_not_set_integrity_streams_a_source_with_them_is_copied()
+    {
+        _devDrive.AllowsSettingIntegrity = false;
+        byte[] content = Bytes(20_000);
+        _files.AddFile(Source, content, YesterdayFileTime).Integrity = true;
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.AreEqual("integrity streams are on for the source only", result.Detail);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+    }
+
+    [TestMethod]
+    public void An_empty_source_is_copied_without_asking_the_volume()
+    {
+        _files.AddFile(Source, Array.Empty<byte>(), YesterdayFileTime);
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(FallbackReason.EmptyFile, result.Reason);
+        Assert.AreEqual(0, _devDrive.FlagQueries);
+        Assert.AreEqual(0, _files[Destination].Data.Length);
+    }
+
+    [TestMethod]
+    public void A_copy_cancelled_while_it_runs_throws_and_leaves_the_destination_as_it_was()
+    {
+        _files.AddFile(@"C:\src\a.dll", Bytes(5000), YesterdayFileTime);
+        byte[] old = Bytes(10, seed: 4);
+        _files.AddFile(@"C:\out\a.dll", old, YesterdayFileTime);
+        using var cancellation = new CancellationTokenSource();
+        _files.OnCall = call => { if (call == "CopyFile") cancellation.Cancel(); };
+
+        Assert.ThrowsExactly<OperationCanceledException>(() => _engine.CloneOrCopy(@"C:\src\a.dll", @"C:\out\a.dll", cancellation.Token));
+
+        CollectionAssert.AreEqual(old, _files[@"C:\out\a.dll"].Data);
+        AssertNoTemporaryFileIn(@"C:\out");
+    }
+
+    [TestMethod]
+    public void A_missing_source_is_named_as_the_stock_task_names_it()
+    {
+        var thrown = Assert.ThrowsExactly<FileNotFoundException>(() => _engine.CloneOrCopy(@"D:\src\Missing.dll", Destination, CancellationToken.None));
+
+        StringAssert.Contains(thrown.Message, @"D:\src\Missing.dll");
+    }
+
+    [TestMethod]
+    public void A_failing_copy_names_the_destination_never_the_temporary_file()
+    {
+        _files.AddFile(@"C:\src\a.dll", Bytes(5000), YesterdayFileTime);
+        _files.Fail("CopyFile", WindowsErrors.DiskFull);
+
+        var thrown = Assert.ThrowsExactly<IOException>(() => _engine.CloneOrCopy(@"C:\src\a.dll", @"C:\out\a.dll", CancellationToken.None));
+
+        StringAssert.Contains(thrown.Message, @"C:\out\a.dll'");
+        Assert.IsFalse(thrown.Message.Contains(AtomicFile.TemporarySuffix), thrown.Message);
+    }
+
+    [TestMethod]
+    public void Every_handle_the_engine_opens_is_closed()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        _files.AddJustWrittenFile(@"D:\src\Fresh.dll", Bytes(9000), SecondsAgo);
+        _files.AddFile(@"C:\src\a.dll", Bytes(5000), YesterdayFileTime);
+        _files.Fail("DuplicateExtents", 50);
+
+        _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+        _engine.CloneOrCopy(@"D:\src\Fresh.dll", @"D:\out\Fresh.dll", CancellationToken.None);
+        _engine.CloneOrCopy(@"C:\src\a.dll", @"C:\out\a.dll", CancellationToken.None);
+
+        foreach (string path in new[] { Source, Destination, @"D:\src\Fresh.dll", @"D:\out\Fresh.dll", @"C:\src\a.dll", @"C:\out\a.dll" })
+        {
+            Assert.AreEqual(0, _files[path].OpenHandles.Count, path);
+        }
+    }
+
+    private void AssertNoTemporaryFileIn(string folder)
+    {
+        string[] leftovers = _files.FilesIn(folder).Where(path => path.EndsWith(AtomicFile.TemporarySuffix, StringComparison.Ordinal)).ToArray();
+        Assert.AreEqual(0, leftovers.Length, string.Join(", ", leftovers));
+    }
+
+    private static byte[] Bytes(int count, int seed = 0)
+    {
+        var bytes = new byte[count];
+        new Random(seed).NextBytes(bytes);
+        return bytes;
+    }
+}
