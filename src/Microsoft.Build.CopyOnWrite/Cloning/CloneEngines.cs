@@ -30,7 +30,7 @@ internal static class CloneEngines
 
         if (RuntimeInformation.IsOSPlatform(OSPlatform.OSX) && MacNative.KnowsAbiOf(RuntimeInformation.ProcessArchitecture))
         {
-            return new MacCloneEngine(refusals);
+            return new MacCloneEngine(new MacNative(), refusals);
         }
 #endif
         return new CopyOnlyEngine(RuntimeInformation.OSDescription);

@@ -24,16 +24,18 @@ internal static class CloneErrors
         _ => null,                                        // EIO, ENOSPC, EDQUOT, ENOMEM, EFBIG...: real failures
     };
 
-    /// <summary>macOS errno after clonefile(). Null: a real failure.</summary>
+    /// <summary>
+    /// macOS errno after clonefile(). Null: a real failure. As .NET's File.Copy does, every other error is a reason to
+    /// copy that file (EDEADLK for a file not downloaded yet, ENOMEM, codes no man page lists).
+    /// </summary>
     public static FallbackReason? ClassifyMac(int errno) => errno switch
     {
         18 => FallbackReason.DifferentVolumes,            // EXDEV
         45 => FallbackReason.FileSystemCannotClone,       // ENOTSUP: not APFS
         102 => FallbackReason.FileSystemCannotClone,      // EOPNOTSUPP
         78 => FallbackReason.FileSystemCannotClone,       // ENOSYS
-        22 => FallbackReason.FileSystemCannotClone,       // EINVAL
-        1 => FallbackReason.FileSystemRefused,            // EPERM
-        13 => FallbackReason.FileSystemRefused,           // EACCES
-        _ => null,                                        // EIO, ENOSPC, EDQUOT, ENOMEM, EEXIST...: real failures
+        5 or 28 or 69 => null,                            // EIO, ENOSPC, EDQUOT: the disk failed or is full
+        17 => null,                                       // EEXIST: our temporary name was taken, a retry gets a new one
+        _ => FallbackReason.FileSystemRefused,            // EINVAL, EPERM, EACCES, EDEADLK, ENOMEM...: this file
     };
 }

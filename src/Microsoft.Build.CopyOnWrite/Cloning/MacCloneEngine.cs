@@ -1,77 +1,111 @@
 #if NET
+using System;
 using System.IO;
 using System.Runtime.InteropServices;
-using System.Runtime.Versioning;
 using System.Threading;
-using Microsoft.Win32.SafeHandles;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// macOS: clonefile (by descriptor) to a temporary file beside the destination, which brings data, mode,
-/// times and extended attributes with it; else a plain stream copy with File.Copy's mode and times; then
-/// the stock task's owner-writable rule and an atomic rename over the destination.
+/// macOS: clonefile (by descriptor) to a temporary file beside the destination, which brings data, mode, times,
+/// extended attributes and (CLONE_ACL) the ACL with it; else a byte copy followed by fcopyfile's metadata (mode,
+/// flags, times, extended attributes such as com.apple.quarantine, ACL), as File.Copy's own fallback keeps them;
+/// then the stock task's owner-writable rule and an atomic rename over the destination. Every system call goes
+/// through <see cref="IMacFileSystem"/>, so this class runs, and is tested, on any OS.
 /// </summary>
 /// <remarks>
-/// The fallback does not use File.Copy: since .NET 7 it tries clonefile itself, and a result that says
-/// "copied" must be true.
+/// As .NET's File.Copy does, any clonefile error is a reason to copy, except real I/O and space errors (and EEXIST,
+/// a clash of temporary names: retried). The data is copied with read/write, never fcopyfile(COPYFILE_DATA) or
+/// File.Copy: those may clone by themselves, and a result that says "copied" must be true.
 /// </remarks>
-[SupportedOSPlatform("macos")]
 internal sealed class MacCloneEngine : ICloneEngine
 {
-    private const int CopyBufferBytes = 1 << 20; // also the distance between cancellation checks
+    /// <summary>CLONE_NOOWNERCOPY: the clone belongs to whoever builds, as a copy would.</summary>
+    public const uint CloneNoOwnerCopy = 0x0002;
 
+    /// <summary>CLONE_ACL: the ACL too, as File.Copy asks; older macOS answers EINVAL and is asked again without it.</summary>
+    public const uint CloneAcl = 0x0004;
+
+    private const int CopyBufferBytes = 1 << 20; // also the distance between cancellation checks
+    private const int EInval = 22;
+    private const int ENameTooLong = 63;
+
+    private readonly IMacFileSystem _files;
     private readonly CloneCapabilityCache _refusals;
 
-    public MacCloneEngine(CloneCapabilityCache refusals) => _refusals = refusals;
+    public MacCloneEngine(IMacFileSystem files, CloneCapabilityCache refusals)
+    {
+        _files = files;
+        _refusals = refusals;
+    }
 
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
-        return AtomicFile.WriteBeside(destinationPath, temporaryPath =>
+        cancellationToken.ThrowIfCancellationRequested();
+        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        try
         {
             CloneResult result;
-            using (SafeFileHandle source = File.OpenHandle(sourcePath, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete))
+            using (MacFile source = _files.OpenForReading(sourcePath))
             {
-                int sourceFd = (int)source.DangerousGetHandle();
-                MacFileStatus status = MacNative.Stat(sourceFd, sourcePath);
-
-                FallbackReason reason = Clone(sourceFd, status, temporaryPath, out string? detail);
+                MacFileStatus status = Check(_files.Stat(source, out MacFileStatus stat), stat, sourcePath);
+                FallbackReason reason = Clone(source, status, temporaryPath, destinationPath, out string? detail);
                 result = reason == FallbackReason.None
                     ? CloneResult.Cloned(status.Size)
-                    : CloneResult.Copied(CopyWithMetadata(source, sourcePath, status, temporaryPath, cancellationToken), reason, detail);
+                    : CloneResult.Copied(CopyWithMetadata(source, status, temporaryPath, destinationPath, cancellationToken), reason, detail);
             }
 
             cancellationToken.ThrowIfCancellationRequested();
-            return result;
-        });
+            int error = _files.Rename(temporaryPath, destinationPath);
+            return error == 0 ? result : throw ToException(error, destinationPath);
+        }
+        catch
+        {
+            _files.Unlink(temporaryPath);
+            throw;
+        }
     }
 
     /// <returns>None when <paramref name="temporaryPath"/> is now a clone; otherwise why not, and nothing was created.</returns>
-    private FallbackReason Clone(int sourceFd, in MacFileStatus source, string temporaryPath, out string? detail)
+    private FallbackReason Clone(MacFile source, in MacFileStatus status, string temporaryPath, string destinationPath, out string? detail)
     {
         // Failing to stat the destination's folder is a real failure: creating a file in it would fail too.
         string folder = Path.GetDirectoryName(temporaryPath)!;
-        var volumes = new VolumePair(source.Device, MacNative.Stat(folder).Device, 0);
+        int error = _files.DeviceOf(folder, out ulong folderDevice);
+        if (error != 0)
+        {
+            throw ToException(error, destinationPath);
+        }
 
-        FallbackReason reason = MacCloneDecisions.WhyNotClone(source, _refusals.RememberedRefusal(volumes), out detail);
+        var volumes = new VolumePair(status.Device, folderDevice, 0);
+        FallbackReason reason = MacCloneDecisions.WhyNotClone(status, _refusals.RememberedRefusal(volumes), out detail);
         if (reason != FallbackReason.None)
         {
             return reason;
         }
 
-        int errno = MacNative.CloneFrom(sourceFd, temporaryPath);
-        if (errno == 0)
+        error = _files.CloneFrom(source, temporaryPath, CloneNoOwnerCopy | CloneAcl);
+        if (error == EInval)
         {
-            if (!MacCloneDecisions.IsOwnerWritable(source.Mode))
+            error = _files.CloneFrom(source, temporaryPath, CloneNoOwnerCopy);
+        }
+
+        if (error == 0)
+        {
+            if (!MacCloneDecisions.IsOwnerWritable(status.Mode))
             {
-                MacNative.SetPermissions(temporaryPath, MacCloneDecisions.DestinationPermissions(source.Mode));
+                error = _files.SetPermissions(temporaryPath, MacCloneDecisions.DestinationPermissions(status.Mode));
+                if (error != 0)
+                {
+                    throw ToException(error, destinationPath);
+                }
             }
 
             return FallbackReason.None;
         }
 
-        reason = MacCloneDecisions.FallbackForCloneError(errno, MacNative.FileSystemTypeName(folder), Marshal.GetPInvokeErrorMessage(errno), out detail)
-            ?? throw UnixErrors.ToException(errno, temporaryPath);
+        reason = MacCloneDecisions.FallbackForCloneError(error, _files.FileSystemTypeName(folder), Marshal.GetPInvokeErrorMessage(error), out detail)
+            ?? throw ToException(error, destinationPath);
         if (reason is FallbackReason.DifferentVolumes or FallbackReason.FileSystemCannotClone)
         {
             _refusals.RememberRefusal(volumes, reason, detail);
@@ -80,37 +114,39 @@ internal sealed class MacCloneEngine : ICloneEngine
         return reason;
     }
 
-    /// <summary>A read/write loop (which never clones), then the mode and times File.Copy would give.</summary>
-    private static long CopyWithMetadata(SafeFileHandle source, string sourcePath, in MacFileStatus status, string temporaryPath, CancellationToken cancellationToken)
+    /// <summary>A read/write loop (which never clones), then what fcopyfile's COPYFILE_METADATA keeps, then owner-writable.</summary>
+    private long CopyWithMetadata(MacFile source, in MacFileStatus status, string temporaryPath, string destinationPath, CancellationToken cancellationToken)
     {
-        // The stream takes over the source handle (disposing a SafeHandle twice is harmless); streams, unlike
-        // offset-based reads, also read pipes and devices.
-        using var reader = new FileStream(source, FileAccess.Read, bufferSize: 0);
-        using var writer = new FileStream(temporaryPath, FileMode.CreateNew, FileAccess.Write, FileShare.None, bufferSize: 0);
-
+        using MacFile copy = _files.CreateNew(temporaryPath);
         byte[] buffer = new byte[CopyBufferBytes];
         long total = 0;
         int read;
-        while ((read = ReadChecked(reader, buffer, cancellationToken)) > 0)
+        while (true)
         {
-            writer.Write(buffer, 0, read);
+            cancellationToken.ThrowIfCancellationRequested();
+            if ((read = _files.Read(source, buffer)) == 0)
+            {
+                break;
+            }
+
+            _files.Write(copy, buffer, read);
             total += read;
         }
 
-        // Times as the source has them once its data was read: reading may move the access time, and
-        // File.Copy carries the moved one over (as the Linux engine does).
-        MacFileStatus afterRead = MacNative.Stat((int)source.DangerousGetHandle(), sourcePath);
-        int destinationFd = (int)writer.SafeFileHandle.DangerousGetHandle();
-        MacNative.SetPermissions(destinationFd, MacCloneDecisions.DestinationPermissions(status.Mode), temporaryPath);
-        MacNative.SetTimes(destinationFd, afterRead, temporaryPath);
-        return total;
+        // After the data, so that the times it sets are the last ones written; the mode after that (fchmod leaves times).
+        int error = _files.CopyMetadata(source, copy);
+        if (error == 0 && !MacCloneDecisions.IsOwnerWritable(status.Mode))
+        {
+            error = _files.SetPermissions(copy, MacCloneDecisions.DestinationPermissions(status.Mode));
+        }
+
+        return error == 0 ? total : throw ToException(error, destinationPath);
     }
 
-    private static int ReadChecked(FileStream reader, byte[] buffer, CancellationToken cancellationToken)
-    {
-        cancellationToken.ThrowIfCancellationRequested();
-        return reader.Read(buffer, 0, buffer.Length);
-    }
+    private static MacFileStatus Check(int error, MacFileStatus status, string path) => error == 0 ? status : throw ToException(error, path);
+
+    private static Exception ToException(int errno, string path)
+        => errno == ENameTooLong ? new PathTooLongException($"The path '{path}' is too long, or a component of the specified path is too long.") : UnixErrors.ToException(errno, path);
 }
 
 /// <summary>The macOS engine's decisions, apart from the system calls so they run and are tested on any OS.</summary>
@@ -143,6 +179,7 @@ internal static class MacCloneDecisions
     }
 
     /// <summary>Why to copy after clonefile failed with <paramref name="errno"/>; null: a real failure to report.</summary>
+    /// <remarks>Errors no table lists (EDEADLK for a file not downloaded yet, ENOMEM...) are this file's refusal, as File.Copy treats them.</remarks>
     /// <param name="fileSystemName">The destination's f_fstypename, for "hfs cannot clone"; null if unknown.</param>
     /// <param name="errorText">strerror(errno), the reason given when the file system refused this one file.</param>
     public static FallbackReason? FallbackForCloneError(int errno, string? fileSystemName, string errorText, out string? detail)

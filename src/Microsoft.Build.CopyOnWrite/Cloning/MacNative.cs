@@ -3,100 +3,87 @@ using System;
 using System.Buffers.Binary;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
+using System.IO;
 using System.Text;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// The few libSystem calls the macOS engine needs. struct stat and struct statfs are read in their 64-bit
-/// inode layouts, the only ones arm64 has. On x86-64 the plain stat/fstat/statfs symbols keep the old
-/// 32-bit-inode layouts for old binaries, and the SDK headers bind those names to the "$INODE64" symbols.
+/// <see cref="IMacFileSystem"/> on libSystem. struct stat and struct statfs are read in their 64-bit inode layouts,
+/// the only ones arm64 has. On x86-64 the plain stat/fstat/statfs symbols keep the old 32-bit-inode layouts for old
+/// binaries, and the SDK headers bind those names to the "$INODE64" symbols.
 /// </summary>
 [SupportedOSPlatform("macos")]
-internal static unsafe class MacNative
+internal sealed unsafe class MacNative : IMacFileSystem
 {
     private const string LibSystem = "libc"; // .NET resolves it to /usr/lib/libc.dylib, which is libSystem
 
     private const int AtCurrentDirectory = -2; // AT_FDCWD on macOS
-    private const uint CloneNoOwnerCopy = 0x0002;
+    private const uint CopyFileMetadata = 0x7;  // COPYFILE_ACL | COPYFILE_STAT | COPYFILE_XATTR
 
     private static readonly bool UsesInode64Symbols = RuntimeInformation.ProcessArchitecture == Architecture.X64;
 
     /// <summary>The processors whose struct layouts and symbol names this file knows (all that .NET runs on macOS).</summary>
     public static bool KnowsAbiOf(Architecture architecture) => architecture is Architecture.X64 or Architecture.Arm64;
 
-    public static MacFileStatus Stat(int fd, string pathForErrors)
+    public MacFile OpenForReading(string path) => OpenWith(path, FileMode.Open, FileAccess.Read);
+
+    public MacFile CreateNew(string path) => OpenWith(path, FileMode.CreateNew, FileAccess.Write);
+
+    public int Stat(MacFile file, out MacFileStatus status)
     {
         byte* buffer = stackalloc byte[MacStructLayouts.StatBytes];
-        int result = UsesInode64Symbols ? FStatX64(fd, buffer) : FStatArm64(fd, buffer);
-        if (result != 0)
-        {
-            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
-        }
-
-        return MacStructLayouts.ParseStat(new ReadOnlySpan<byte>(buffer, MacStructLayouts.StatBytes));
+        int result = UsesInode64Symbols ? FStatX64(Fd(file), buffer) : FStatArm64(Fd(file), buffer);
+        status = result == 0 ? MacStructLayouts.ParseStat(new ReadOnlySpan<byte>(buffer, MacStructLayouts.StatBytes)) : default;
+        return result == 0 ? 0 : Marshal.GetLastPInvokeError();
     }
 
-    public static MacFileStatus Stat(string path)
+    public int DeviceOf(string folder, out ulong device)
     {
         byte* buffer = stackalloc byte[MacStructLayouts.StatBytes];
-        int result = UsesInode64Symbols ? StatX64(path, buffer) : StatArm64(path, buffer);
-        if (result != 0)
-        {
-            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), path);
-        }
-
-        return MacStructLayouts.ParseStat(new ReadOnlySpan<byte>(buffer, MacStructLayouts.StatBytes));
+        int result = UsesInode64Symbols ? StatX64(folder, buffer) : StatArm64(folder, buffer);
+        device = result == 0 ? MacStructLayouts.ParseStat(new ReadOnlySpan<byte>(buffer, MacStructLayouts.StatBytes)).Device : 0;
+        return result == 0 ? 0 : Marshal.GetLastPInvokeError();
     }
 
-    /// <summary>"apfs", "hfs", "msdos", "smbfs"... for the log; null if the volume will not say.</summary>
-    public static string? FileSystemTypeName(string path)
+    public string? FileSystemTypeName(string folder)
     {
         byte* buffer = stackalloc byte[MacStructLayouts.StatfsBytes];
-        int result = UsesInode64Symbols ? StatfsX64(path, buffer) : StatfsArm64(path, buffer);
+        int result = UsesInode64Symbols ? StatfsX64(folder, buffer) : StatfsArm64(folder, buffer);
         return result == 0 ? MacStructLayouts.ParseFileSystemTypeName(new ReadOnlySpan<byte>(buffer, MacStructLayouts.StatfsBytes)) : null;
     }
 
-    /// <summary>
-    /// Clones the open file to <paramref name="destinationPath"/>, which must not exist; 0 or the errno.
-    /// By descriptor, so the file cloned is the one whose type and size were checked, and a symlinked
-    /// source gives its target's content as File.Copy does.
-    /// </summary>
-    public static int CloneFrom(int sourceFd, string destinationPath)
-        => FClonefileAt(sourceFd, AtCurrentDirectory, destinationPath, CloneNoOwnerCopy) == 0 ? 0 : Marshal.GetLastPInvokeError();
+    public int CloneFrom(MacFile source, string destinationPath, uint flags)
+        => FClonefileAt(Fd(source), AtCurrentDirectory, destinationPath, flags) == 0 ? 0 : Marshal.GetLastPInvokeError();
 
-    public static void SetPermissions(int fd, uint permissionBits, string pathForErrors)
-    {
-        if (FChmod(fd, (ushort)permissionBits) != 0)
-        {
-            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
-        }
-    }
+    public int Read(MacFile file, byte[] buffer) => ((NativeFile)file).Stream.Read(buffer, 0, buffer.Length);
 
-    public static void SetPermissions(string path, uint permissionBits)
-    {
-        if (Chmod(path, (ushort)permissionBits) != 0)
-        {
-            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), path);
-        }
-    }
+    public void Write(MacFile file, byte[] buffer, int count) => ((NativeFile)file).Stream.Write(buffer, 0, count);
 
-    public static void SetTimes(int fd, in MacFileStatus source, string pathForErrors)
-    {
-        Timespec* times = stackalloc Timespec[2];
-        times[0] = new Timespec { Seconds = source.AccessSeconds, Nanoseconds = source.AccessNanoseconds };
-        times[1] = new Timespec { Seconds = source.ModifySeconds, Nanoseconds = source.ModifyNanoseconds };
-        if (FUtimens(fd, times) != 0)
-        {
-            throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
-        }
-    }
+    public int CopyMetadata(MacFile source, MacFile destination)
+        => FCopyfile(Fd(source), Fd(destination), IntPtr.Zero, CopyFileMetadata) == 0 ? 0 : Marshal.GetLastPInvokeError();
 
-    [StructLayout(LayoutKind.Sequential)]
-    private struct Timespec
+    public int SetPermissions(string path, uint mode) => Chmod(path, (ushort)mode) == 0 ? 0 : Marshal.GetLastPInvokeError();
+
+    public int SetPermissions(MacFile file, uint mode) => FChmod(Fd(file), (ushort)mode) == 0 ? 0 : Marshal.GetLastPInvokeError();
+
+    public int Rename(string fromPath, string toPath) => RenameFile(fromPath, toPath) == 0 ? 0 : Marshal.GetLastPInvokeError();
+
+    public int Unlink(string path) => UnlinkFile(path) == 0 ? 0 : Marshal.GetLastPInvokeError();
+
+    /// <summary>FileStream, unlike offset-based reads, also reads pipes and devices; bufferSize 0: no buffer of its own.</summary>
+    private static MacFile OpenWith(string path, FileMode mode, FileAccess access)
+        => new NativeFile(new FileStream(path, mode, access, FileShare.ReadWrite | FileShare.Delete, bufferSize: 0));
+
+    private static int Fd(MacFile file) => (int)((NativeFile)file).Stream.SafeFileHandle.DangerousGetHandle();
+
+    private sealed class NativeFile : MacFile
     {
-        public long Seconds;
-        public long Nanoseconds;
+        public NativeFile(FileStream stream) => Stream = stream;
+
+        public FileStream Stream { get; }
+
+        public override void Dispose() => Stream.Dispose();
     }
 
     [DllImport(LibSystem, EntryPoint = "fstat$INODE64", SetLastError = true)]
@@ -120,14 +107,20 @@ internal static unsafe class MacNative
     [DllImport(LibSystem, EntryPoint = "fclonefileat", SetLastError = true)]
     private static extern int FClonefileAt(int sourceFd, int destinationDirectoryFd, string destinationPath, uint flags);
 
+    [DllImport(LibSystem, EntryPoint = "fcopyfile", SetLastError = true)]
+    private static extern int FCopyfile(int fromFd, int toFd, IntPtr state, uint flags);
+
     [DllImport(LibSystem, EntryPoint = "fchmod", SetLastError = true)]
     private static extern int FChmod(int fd, ushort mode);
 
     [DllImport(LibSystem, EntryPoint = "chmod", SetLastError = true)]
     private static extern int Chmod(string path, ushort mode);
 
-    [DllImport(LibSystem, EntryPoint = "futimens", SetLastError = true)]
-    private static extern int FUtimens(int fd, Timespec* times);
+    [DllImport(LibSystem, EntryPoint = "rename", SetLastError = true)]
+    private static extern int RenameFile(string fromPath, string toPath);
+
+    [DllImport(LibSystem, EntryPoint = "unlink", SetLastError = true)]
+    private static extern int UnlinkFile(string path);
 }
 
 /// <summary>
