@@ -51,7 +51,11 @@ internal interface IWindowsFileSystem
     /// <summary>FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT: whether any of the file's clusters is shared with another file.</summary>
     int HasSharedClusters(WindowsFile file, out bool shared);
 
-    /// <summary>CopyFile2 with COPY_FILE_FAIL_IF_EXISTS: data, alternate data streams, attributes, last-write time.</summary>
+    /// <summary>
+    /// CopyFileExW with COPY_FILE_FAIL_IF_EXISTS, cancellable: data, alternate data streams, extended attributes,
+    /// attributes, last-write time. The call .NET's File.Copy, and so the stock task, makes (CopyFile2 would do as
+    /// well on Windows, but Wine 8 does not export it, and the Windows parity suite runs this code under Wine).
+    /// </summary>
     int CopyFile(string sourcePath, string destinationPath, CancellationToken cancellationToken);
 
     /// <summary>

@@ -35,7 +35,7 @@ internal static class WindowsCloneDecisions
     /// <remarks>
     /// An SMB share answers with its server's volume flags, and a server that is not Windows may advertise block
     /// refcounting and mean something else by the control code (the MSBuildSdks package refuses \\ paths for this).
-    /// CopyFile2 still lets the server copy by itself (SMB offload), which is where the speed is on a share.
+    /// CopyFileExW still lets the server copy by itself (SMB offload), which is where the speed is on a share.
     /// </remarks>
     public static FallbackReason WhyVolumeCannotClone(WindowsVolume volume, out string? detail)
     {
@@ -260,7 +260,7 @@ internal static class WindowsErrors
     };
 
     /// <summary>
-    /// For CopyFile2's errors, which do not say which file was the trouble: as .NET's File.Copy does, the source
+    /// For CopyFileExW's errors, which do not say which file was the trouble: as .NET's File.Copy does, the source
     /// when it cannot be found, the destination otherwise (our temporary file is never named).
     /// </summary>
     public static Exception ToCopyException(int error, string sourcePath, string destinationPath)

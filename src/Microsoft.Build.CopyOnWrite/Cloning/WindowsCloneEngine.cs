@@ -5,7 +5,7 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
 /// Windows: block cloning (FSCTL_DUPLICATE_EXTENTS_TO_FILE, ReFS and Dev Drive) into a fresh temporary file beside
-/// the destination, else CopyFile2 into it, then a rename over the destination. Every system call goes through
+/// the destination, else CopyFileExW into it, then a rename over the destination. Every system call goes through
 /// <see cref="IWindowsFileSystem"/>, so this class runs, and is tested, on any OS.
 /// </summary>
 /// <remarks>
@@ -23,7 +23,7 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// <item>The clone is made sparse before its size is set (no allocation, so no false "disk full") and cleared after
 /// unless the source is sparse.</item>
 /// <item>Nothing is cloned into or out of an alternate data stream, nor over a network share.</item>
-/// <item>Where the volume cannot clone, CopyFile2 copies into the temporary file: the streams (Zone.Identifier),
+/// <item>Where the volume cannot clone, CopyFileExW copies into the temporary file: the streams (Zone.Identifier),
 /// attributes and offload paths the stock task's copy keeps. It cannot clone there, so "copied" is true; on a volume
 /// that can clone (Windows 11 24H2's CopyFile clones by itself) the copy is asked afterwards whether it shares its
 /// clusters, and reported for what it is.</item>
@@ -330,7 +330,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// CopyFile2 into a temporary file, then the rename. The source handle is closed first: CopyFile2 opens it itself.
+    /// CopyFileExW into a temporary file, then the rename. The source handle is closed first: CopyFileExW opens it itself.
     /// </summary>
     /// <param name="volume">The source's volume when known; on one that clones, the copy is asked whether Windows cloned it.</param>
     /// <param name="verifyIfCloned">After a clone whose data did not match: a copy that Windows cloned is compared too.</param>
@@ -344,7 +344,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         {
             if (error != WindowsErrors.FileExists)
             {
-                _files.Delete(temporaryPath); // CopyFile2 may leave a partial file; an existing one is not ours
+                _files.Delete(temporaryPath); // CopyFileExW may leave a partial file; an existing one is not ours
             }
 
             throw WindowsErrors.ToCopyException(error, sourcePath, destinationPath);

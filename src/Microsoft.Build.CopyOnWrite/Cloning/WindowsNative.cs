@@ -203,21 +203,15 @@ internal sealed unsafe class WindowsNative : IWindowsFileSystem
 
     public int CopyFile(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
-        // CopyFile2 polls *pfCancel while it copies: a cancelled token sets it from whatever thread cancels.
+        // CopyFileExW polls *pbCancel while it copies: a cancelled token sets it from whatever thread cancels.
         int* cancel = (int*)Marshal.AllocHGlobal(sizeof(int));
         *cancel = 0;
         try
         {
             using (cancellationToken.Register(() => Volatile.Write(ref *cancel, 1)))
             {
-                var parameters = new WindowsStructs.CopyFile2ExtendedParameters
-                {
-                    Size = (uint)sizeof(WindowsStructs.CopyFile2ExtendedParameters),
-                    CopyFlags = WindowsStructs.CopyFileFailIfExists,
-                    Cancel = (IntPtr)cancel,
-                };
-                int hresult = CopyFile2(NativePath(sourcePath), NativePath(destinationPath), &parameters);
-                return (hresult & 0xFFFF0000) == unchecked((int)0x80070000) ? hresult & 0xFFFF : hresult;
+                return CopyFileExW(NativePath(sourcePath), NativePath(destinationPath), IntPtr.Zero, IntPtr.Zero, cancel, WindowsStructs.CopyFileFailIfExists)
+                    ? 0 : Marshal.GetLastWin32Error();
             }
         }
         finally
@@ -295,8 +289,8 @@ internal sealed unsafe class WindowsNative : IWindowsFileSystem
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
     private static extern bool ReadFile(SafeFileHandle file, byte* buffer, uint bytesToRead, out uint bytesRead, NativeOverlapped* overlapped);
 
-    [DllImport(Kernel32, ExactSpelling = true, CharSet = CharSet.Unicode)]
-    private static extern int CopyFile2(string existingFileName, string newFileName, WindowsStructs.CopyFile2ExtendedParameters* extendedParameters);
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
+    private static extern bool CopyFileExW(string existingFileName, string newFileName, IntPtr progressRoutine, IntPtr data, int* cancel, uint copyFlags);
 
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
     private static extern bool DeleteFileW(string fileName);
@@ -417,16 +411,5 @@ internal static class WindowsStructs
         public ushort ChecksumAlgorithm;
         public ushort Reserved;
         public uint Flags;
-    }
-
-    /// <summary>COPYFILE2_EXTENDED_PARAMETERS: two DWORDs and three pointers (32 bytes on 64-bit, 20 on 32-bit).</summary>
-    [StructLayout(LayoutKind.Sequential)]
-    public struct CopyFile2ExtendedParameters
-    {
-        public uint Size;
-        public uint CopyFlags;
-        public IntPtr Cancel;
-        public IntPtr ProgressRoutine;
-        public IntPtr CallbackContext;
     }
 }

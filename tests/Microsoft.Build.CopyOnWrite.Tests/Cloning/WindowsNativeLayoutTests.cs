@@ -69,13 +69,6 @@ public sealed class WindowsNativeLayoutTests
     }
 
     [TestMethod]
-    public void COPYFILE2_EXTENDED_PARAMETERS_is_two_DWORDs_and_three_pointers()
-    {
-        Assert.AreEqual(IntPtr.Size == 8 ? 32 : 20, Marshal.SizeOf<WindowsStructs.CopyFile2ExtendedParameters>());
-        Assert.AreEqual(8, (int)Marshal.OffsetOf<WindowsStructs.CopyFile2ExtendedParameters>(nameof(WindowsStructs.CopyFile2ExtendedParameters.Cancel)));
-    }
-
-    [TestMethod]
     [DataRow(8, 20, DisplayName = "64-bit: the HANDLE is aligned to 8")]
     [DataRow(4, 12, DisplayName = "32-bit MSBuild.exe")]
     public void FILE_RENAME_INFO_carries_the_flags_then_the_length_and_the_NUL_terminated_name_for_either_pointer_size(int pointerSize, int nameOffset)

@@ -19,7 +19,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Cloning.Fakes;
 /// <item>SetEndOfFile of a file that is not sparse allocates, and fails with ERROR_DISK_FULL past the free space.</item>
 /// <item>A replacing rename needs DELETE access; over a file others hold open, the classic rename is refused (5),
 /// the POSIX one goes through when every handle shares delete (else 32), where the volume has POSIX renames (else 87).</item>
-/// <item>CopyFile2 copies data, attributes, last-write time and alternate data streams, fails if the destination
+/// <item>CopyFileExW copies data, attributes, last-write time and alternate data streams, fails if the destination
 /// exists (80), and on a volume marked as Windows 11 24H2 clones by itself.</item>
 /// </list>
 /// Every call is written to <see cref="Calls"/> so tests can check the order of steps; failures can be injected per call.
@@ -386,7 +386,7 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
                 return WindowsErrors.RequestAborted;
             }
 
-            // CopyFile2 opens the source for reading, sharing reading only, as File.Copy does.
+            // CopyFileExW opens the source for reading, sharing reading only, as File.Copy does.
             error = Open(sourcePath, WindowsAccess.Read, WindowsShare.Read, WindowsCreation.OpenExisting, out WindowsFile? source);
             if (error != 0)
             {
