@@ -65,7 +65,10 @@ internal interface IWindowsFileSystem
     /// </summary>
     int Rename(WindowsFile file, string destinationPath, bool posixSemantics);
 
-    /// <summary>DeleteFileW.</summary>
+    /// <summary>SetFileAttributesW.</summary>
+    int SetAttributes(string path, uint attributes);
+
+    /// <summary>DeleteFileW (refused for a read-only file).</summary>
     int Delete(string path);
 }
 

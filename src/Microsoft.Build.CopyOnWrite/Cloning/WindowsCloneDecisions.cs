@@ -27,7 +27,7 @@ internal static class WindowsCloneDecisions
     private const uint FileAttributeHidden = 0x2;
     private const uint FileAttributeSystem = 0x4;
     private const uint FileAttributeArchive = 0x20;
-    private const uint FileAttributeNormal = 0x80;
+    public const uint FileAttributeNormal = 0x80;
     private const uint FileAttributeTemporary = 0x100;
     private const uint FileAttributeNotContentIndexed = 0x2000;
 

@@ -179,7 +179,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         catch
         {
             clone!.Dispose();
-            _files.Delete(temporaryPath);
+            DeleteTemporary(temporaryPath);
             throw;
         }
         finally
@@ -188,7 +188,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         }
 
         // Chunks cloned before the refusal must not survive into a file we report as copied: start afresh.
-        _files.Delete(temporaryPath);
+        DeleteTemporary(temporaryPath);
         return differentVolumes
             ? CopyToDestination(ref source, sourcePath, destinationPath, facts, null, FallbackReason.DifferentVolumes, null, cancellationToken)
             : CopyToDestination(ref source, sourcePath, destinationPath, facts, volume, FallbackReason.FileSystemRefused, refusal, cancellationToken, verifyIfCloned: true);
@@ -344,10 +344,19 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         {
             if (error != WindowsErrors.FileExists)
             {
-                _files.Delete(temporaryPath); // CopyFileExW may leave a partial file; an existing one is not ours
+                DeleteTemporary(temporaryPath); // CopyFileExW may leave a partial file; an existing one is not ours
             }
 
             throw WindowsErrors.ToCopyException(error, sourcePath, destinationPath);
+        }
+
+        // CopyFileExW gave the copy the source's attributes: read-only would keep us from opening it to rename it
+        // (and the stock task leaves destinations writable), so it goes first, by path.
+        if ((facts.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) != 0
+            && (error = _files.SetAttributes(temporaryPath, WindowsCloneDecisions.DestinationAttributes(facts.Attributes))) != 0)
+        {
+            DeleteTemporary(temporaryPath);
+            throw WindowsErrors.ToException(error, destinationPath);
         }
 
         WindowsFile? copy = null;
@@ -369,22 +378,13 @@ internal sealed class WindowsCloneEngine : ICloneEngine
                 }
             }
 
-            if ((facts.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) != 0)
-            {
-                error = _files.SetBasicInfo(copy!, 0, 0, 0, WindowsCloneDecisions.DestinationAttributes(facts.Attributes));
-                if (error != 0)
-                {
-                    throw WindowsErrors.ToException(error, destinationPath);
-                }
-            }
-
             RenameOver(copy!, destinationPath, volume);
             return clonedByWindows ? CloneResult.Cloned(facts.Size) : CloneResult.Copied(facts.Size, reason, detail);
         }
         catch
         {
             copy?.Dispose();
-            _files.Delete(temporaryPath);
+            DeleteTemporary(temporaryPath);
             throw;
         }
         finally
@@ -455,6 +455,15 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         }
 
         return WindowsErrors.ToException(error, destinationPath);
+    }
+
+    /// <summary>Best effort, for a failure already being reported; a read-only leftover is made deletable first.</summary>
+    private void DeleteTemporary(string temporaryPath)
+    {
+        if (_files.Delete(temporaryPath) == WindowsErrors.AccessDenied && _files.SetAttributes(temporaryPath, WindowsCloneDecisions.FileAttributeNormal) == 0)
+        {
+            _files.Delete(temporaryPath);
+        }
     }
 
     private static bool SameBytes(byte[] expected, byte[] actual, int count)

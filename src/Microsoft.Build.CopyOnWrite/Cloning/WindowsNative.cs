@@ -229,6 +229,8 @@ internal sealed unsafe class WindowsNative : IWindowsFileSystem
         }
     }
 
+    public int SetAttributes(string path, uint attributes) => SetFileAttributesW(NativePath(path), attributes) ? 0 : Marshal.GetLastWin32Error();
+
     public int Delete(string path) => DeleteFileW(NativePath(path)) ? 0 : Marshal.GetLastWin32Error();
 
     /// <summary>
@@ -291,6 +293,9 @@ internal sealed unsafe class WindowsNative : IWindowsFileSystem
 
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
     private static extern bool CopyFileExW(string existingFileName, string newFileName, IntPtr progressRoutine, IntPtr data, int* cancel, uint copyFlags);
+
+    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
+    private static extern bool SetFileAttributesW(string fileName, uint attributes);
 
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
     private static extern bool DeleteFileW(string fileName);

@@ -346,6 +346,17 @@ public sealed class WindowsCloneEngineTests
     }
 
     [TestMethod]
+    public void A_copy_of_a_read_only_source_that_fails_after_CopyFile_leaves_no_temporary_file()
+    {
+        _files.AddFile(@"C:\src\setup.exe", Bytes(3000), YesterdayFileTime, attributes: WindowsCloneDecisions.FileAttributeReadOnly);
+        _files.Fail("Rename", WindowsErrors.DiskFull, times: 2);
+
+        Assert.ThrowsExactly<IOException>(() => _engine.CloneOrCopy(@"C:\src\setup.exe", @"C:\out\setup.exe", CancellationToken.None));
+
+        AssertNoTemporaryFileIn(@"C:\out");
+    }
+
+    [TestMethod]
     public void Nothing_is_cloned_into_an_alternate_data_stream()
     {
         _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
