@@ -113,6 +113,9 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             return false;
         }
 
+        string? settingsProblem = SettingsProblem;
+        Savings.CopyOnWriteSettings settings = Settings ?? Savings.CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
+        _summary = new CopySummary(Savings.CopySources.For(settings.AcceptCopiesFrom, _environment));
         var options = new CopyOptions(
             OverwriteReadOnlyFiles: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
             UseSymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
@@ -129,9 +132,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         bool allSucceeded = RunPairs(pairs, options);
         CopiedFiles = pairs.Where(pair => pair.Succeeded).Select(pair => pair.Destination).ToArray();
         LogSummary();
-        string? settingsProblem = SettingsProblem;
-        Savings.CopyOnWriteSettings settings = Settings ?? Savings.CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
-        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem, _environment("NUGET_PACKAGES"));
+        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem);
         return allSucceeded && savingsOk && !_cancellation.IsCancellationRequested;
     }
 

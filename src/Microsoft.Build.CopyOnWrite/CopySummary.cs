@@ -1,6 +1,7 @@
 using System.Collections.Generic;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Savings;
 
 namespace Microsoft.Build.CopyOnWrite;
 
@@ -8,8 +9,12 @@ namespace Microsoft.Build.CopyOnWrite;
 internal sealed class CopySummary
 {
     private readonly object _lock = new();
-    private readonly Dictionary<string, (int Files, long Bytes)> _copiedByReason = new();
-    private readonly Dictionary<FallbackReason, NotClonedFiles> _notCloned = new();
+    private readonly Dictionary<(FallbackReason Reason, string? Detail), (int Files, long Bytes)> _copiedByReason = new();
+    private readonly Dictionary<(FallbackReason, SourceOrigin), NotClonedFiles> _notCloned = new();
+    private readonly CopySources? _sources;
+
+    /// <param name="sources">Sorts the sources of files from another volume by where they live (null: not sorted).</param>
+    public CopySummary(CopySources? sources = null) => _sources = sources;
 
     public int ClonedFiles { get; private set; }
     public long ClonedBytes { get; private set; }
@@ -35,7 +40,8 @@ internal sealed class CopySummary
 
             CopiedFiles++;
             CopiedBytes += result.Bytes;
-            string reason = DescribeFallback(result.Reason, result.Detail);
+            // The words for a reason are the same whatever the detail, except where the detail is part of them.
+            var reason = (result.Reason, result.Reason is FallbackReason.DifferentVolumes or FallbackReason.EmptyFile or FallbackReason.NotARegularFile ? null : result.Detail);
             _copiedByReason.TryGetValue(reason, out (int Files, long Bytes) sofar);
             _copiedByReason[reason] = (sofar.Files + 1, sofar.Bytes + result.Bytes);
         }
@@ -50,12 +56,13 @@ internal sealed class CopySummary
             return;
         }
 
+        SourceOrigin origin = result.Reason == FallbackReason.DifferentVolumes && _sources is not null ? _sources.OriginOf(sourcePath) : SourceOrigin.Movable;
         lock (_lock)
         {
-            if (!_notCloned.TryGetValue(result.Reason, out NotClonedFiles? files))
+            if (!_notCloned.TryGetValue((result.Reason, origin), out NotClonedFiles? files))
             {
-                files = new NotClonedFiles(result.Reason, result.Detail, sourcePath, destinationPath);
-                _notCloned[result.Reason] = files;
+                files = new NotClonedFiles(result.Reason, result.Detail, origin, sourcePath, destinationPath);
+                _notCloned[(result.Reason, origin)] = files;
             }
 
             files.Add(sourcePath, destinationPath, result.Bytes);
@@ -91,16 +98,6 @@ internal sealed class CopySummary
         }
     }
 
-    public IReadOnlyDictionary<string, (int Files, long Bytes)> CopiedByReason
-    {
-        get
-        {
-            lock (_lock)
-            {
-                return new Dictionary<string, (int Files, long Bytes)>(_copiedByReason);
-            }
-        }
-    }
 
     /// <summary>
     /// E.g. "CopyOnWrite: cloned 12 files (48.2 MiB), copied 3 files (1.1 MiB) because ext4 cannot clone,
@@ -141,22 +138,26 @@ internal sealed class CopySummary
     {
         if (_copiedByReason.Count == 1)
         {
-            return "because " + _copiedByReason.Keys.Single();
+            KeyValuePair<(FallbackReason Reason, string? Detail), (int Files, long Bytes)> only = _copiedByReason.Single();
+            return "because " + DescribeFallback(only.Key.Reason, only.Key.Detail, only.Value.Files);
         }
 
         return "because " + string.Join("; ", _copiedByReason
             .OrderByDescending(entry => entry.Value.Files)
-            .Select(entry => $"{entry.Key} ({Files(entry.Value.Files)})"));
+            .Select(entry => $"{DescribeFallback(entry.Key.Reason, entry.Key.Detail, entry.Value.Files)} ({Files(entry.Value.Files)})"));
     }
 
-    /// <summary>The human words for a fallback, also used in the per-file message.</summary>
-    public static string DescribeFallback(FallbackReason reason, string? detail) => reason switch
+    /// <summary>
+    /// The human words for why <paramref name="files"/> files were copied, not cloned, also used in the per-file
+    /// message. The detail is the destination's file system for <see cref="FallbackReason.FileSystemCannotClone"/>.
+    /// </summary>
+    public static string DescribeFallback(FallbackReason reason, string? detail, int files = 1) => reason switch
     {
-        FallbackReason.DifferentVolumes => "the source is on another volume than the destination",
+        FallbackReason.DifferentVolumes => "source and destination are on different volumes",
         FallbackReason.FileSystemCannotClone => $"{detail ?? "the destination's file system"} cannot clone",
-        FallbackReason.FileSystemRefused => $"the file system refused to clone it ({detail ?? "no reason given"})",
-        FallbackReason.EmptyFile => "the file is empty",
-        FallbackReason.NotARegularFile => "the source is not a regular file",
+        FallbackReason.FileSystemRefused => $"the file system refused to clone {(files == 1 ? "it" : "them")} ({detail ?? "no reason given"})",
+        FallbackReason.EmptyFile => files == 1 ? "the file is empty" : "the files are empty",
+        FallbackReason.NotARegularFile => files == 1 ? "the source is not a regular file" : "the sources are not regular files",
         FallbackReason.PlatformCannotClone => $"this platform has no clone support ({detail ?? "unknown"})",
         _ => "no reason recorded",
     };

@@ -1,20 +1,22 @@
 using System;
 using System.IO;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Savings;
 
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// The files of one Copy invocation that were copied, not cloned, for one reason: how many, how big, the
-/// first one (to name it in a diagnostic) and the deepest folders that hold all their sources and all
-/// their destinations (to say where they come from and go to).
+/// The files of one Copy invocation that were copied, not cloned, for one reason (and, from another volume, from
+/// one kind of place): how many, how big, the first one (to name it in a diagnostic) and the deepest folders that
+/// hold all their sources and all their destinations (to say where they come from and go to).
 /// </summary>
 internal sealed class NotClonedFiles
 {
-    public NotClonedFiles(FallbackReason reason, string? detail, string firstSource, string firstDestination)
+    public NotClonedFiles(FallbackReason reason, string? detail, SourceOrigin origin, string firstSource, string firstDestination)
     {
         Reason = reason;
         Detail = detail;
+        Origin = origin;
         FirstSource = firstSource;
         FirstDestination = firstDestination;
         SourceRoot = FolderOf(firstSource);
@@ -23,8 +25,14 @@ internal sealed class NotClonedFiles
 
     public FallbackReason Reason { get; }
 
-    /// <summary>The detail of the first file (e.g. "ext4"); files with other details are counted here too.</summary>
+    /// <summary>
+    /// The detail of the first file, whose meaning depends on the reason (the destination's file system, an error, a
+    /// processor); files with other details are counted here too.
+    /// </summary>
     public string? Detail { get; }
+
+    /// <summary>Where the sources live (for files from another volume; <see cref="SourceOrigin.Movable"/> otherwise).</summary>
+    public SourceOrigin Origin { get; }
 
     public string FirstSource { get; }
 

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
 using System.Text;
+using Microsoft.Build.CopyOnWrite.Cloning;
 
 namespace Microsoft.Build.CopyOnWrite.Savings;
 
@@ -13,9 +14,16 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// </summary>
 /// <remarks>
 /// Format (version 1): <c>CopyOnWrite data: v=1 cloned=FILES,BYTES copied=FILES,BYTES linked=FILES
-/// uptodate=FILES,BYTES reason=NAME,DETAIL,FILES,BYTES ... crossvolume=SOURCEROOT,DESTINATIONROOT,SOURCEVOLUME,DESTINATIONVOLUME,FILES,BYTES ...</c>.
-/// Fields are separated by spaces, text values are percent-encoded (RFC 3986), unknown fields are ignored
-/// so later versions can add some. Plain text on purpose: the task assembly has no JSON library on .NET Framework.
+/// uptodate=FILES,BYTES reason=NAME,DETAIL,FILES,BYTES ...
+/// crossvolume=SOURCEROOT,DESTINATIONROOT,SOURCEVOLUME,DESTINATIONVOLUME,FILES,BYTES,SOURCEFILESYSTEM,DESTINATIONFILESYSTEM,ORIGIN ...</c>.
+/// A reason's DETAIL means, per NAME: FileSystemCannotClone, the destination's file system (also the source's: a
+/// clone is refused that way only within one volume); FileSystemRefused, the system's error; PlatformCannotClone,
+/// the processor; empty otherwise (DifferentVolumes: its crossvolume entries name both sides). A crossvolume entry
+/// names each side's folder, mount point and file system, and ORIGIN says where the sources live (a
+/// <see cref="SourceOrigin"/> name; DotNetInstallation and the later ones are accepted copies).
+/// Fields are separated by spaces, text values are percent-encoded (RFC 3986), unknown fields and trailing values
+/// are ignored so later versions can add some. Plain text on purpose: the task assembly has no JSON library on
+/// .NET Framework.
 /// </remarks>
 internal sealed class CopyData
 {
@@ -33,7 +41,16 @@ internal sealed class CopyData
 
     public sealed record ReasonEntry(string Reason, string Detail, int Files, long Bytes);
 
-    public sealed record CrossVolumeEntry(string SourceRoot, string DestinationRoot, string SourceVolume, string DestinationVolume, int Files, long Bytes);
+    public sealed record CrossVolumeEntry(
+        string SourceRoot,
+        string DestinationRoot,
+        string SourceVolume,
+        string DestinationVolume,
+        int Files,
+        long Bytes,
+        string SourceFileSystem,
+        string DestinationFileSystem,
+        SourceOrigin Origin);
 
     public static CopyData From(CopySummary summary, IEnumerable<CrossVolumeEntry> crossVolume)
     {
@@ -47,7 +64,9 @@ internal sealed class CopyData
             UpToDateFiles = summary.UpToDateFiles,
             UpToDateBytes = summary.UpToDateBytes,
         };
-        data.Reasons.AddRange(summary.NotCloned.Select(n => new ReasonEntry(n.Reason.ToString(), n.Detail ?? string.Empty, n.Files, n.Bytes)));
+        data.Reasons.AddRange(summary.NotCloned
+            .GroupBy(n => n.Reason)
+            .Select(reason => new ReasonEntry(reason.Key.ToString(), DetailOf(reason.First()), reason.Sum(n => n.Files), reason.Sum(n => n.Bytes))));
         data.CrossVolume.AddRange(crossVolume);
         return data;
     }
@@ -70,7 +89,8 @@ internal sealed class CopyData
         {
             text.Append(" crossvolume=").Append(Escape(entry.SourceRoot)).Append(',').Append(Escape(entry.DestinationRoot)).Append(',')
                 .Append(Escape(entry.SourceVolume)).Append(',').Append(Escape(entry.DestinationVolume)).Append(',')
-                .Append(entry.Files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(entry.Bytes.ToString(CultureInfo.InvariantCulture));
+                .Append(entry.Files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(entry.Bytes.ToString(CultureInfo.InvariantCulture)).Append(',')
+                .Append(Escape(entry.SourceFileSystem)).Append(',').Append(Escape(entry.DestinationFileSystem)).Append(',').Append(entry.Origin.ToString());
         }
 
         return text.ToString();
@@ -119,7 +139,16 @@ internal sealed class CopyData
                         data.Reasons.Add(new ReasonEntry(Unescape(values[0]), Unescape(values[1]), Int(values[2]), Long(values[3])));
                         break;
                     case "crossvolume" when values.Length >= 6:
-                        data.CrossVolume.Add(new CrossVolumeEntry(Unescape(values[0]), Unescape(values[1]), Unescape(values[2]), Unescape(values[3]), Int(values[4]), Long(values[5])));
+                        data.CrossVolume.Add(new CrossVolumeEntry(
+                            Unescape(values[0]),
+                            Unescape(values[1]),
+                            Unescape(values[2]),
+                            Unescape(values[3]),
+                            Int(values[4]),
+                            Long(values[5]),
+                            values.Length > 6 ? Unescape(values[6]) : string.Empty,
+                            values.Length > 7 ? Unescape(values[7]) : string.Empty,
+                            values.Length > 8 && Enum.TryParse(values[8], out SourceOrigin origin) ? origin : SourceOrigin.Movable));
                         break;
                 }
             }
@@ -131,6 +160,10 @@ internal sealed class CopyData
 
         return versionSeen ? data : null;
     }
+
+    /// <summary>The DETAIL of a reason entry: only what that reason's DETAIL is documented to mean.</summary>
+    private static string DetailOf(NotClonedFiles files)
+        => files.Reason is FallbackReason.FileSystemCannotClone or FallbackReason.FileSystemRefused or FallbackReason.PlatformCannotClone ? files.Detail ?? string.Empty : string.Empty;
 
     private static void Append(StringBuilder text, string name, int files, long bytes)
         => text.Append(' ').Append(name).Append('=').Append(files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(bytes.ToString(CultureInfo.InvariantCulture));

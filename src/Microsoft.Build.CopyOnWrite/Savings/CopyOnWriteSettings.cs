@@ -1,5 +1,8 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Runtime.InteropServices;
 
 using Microsoft.Build.Framework;
 
@@ -20,20 +23,21 @@ internal enum CopyOnWriteMode
 
 /// <summary>
 /// The project's CopyOnWrite* properties as the Copy task sees them. Set in a project file, they reach the task
-/// through the body of its UsingTask (see <see cref="CopyTaskFactory"/>), written by Sdk.targets as
-/// "Mode=$(CopyOnWriteMode);WarnWhenNotCloned=$(CopyOnWriteWarnWhenNotCloned)"; set with -p: or in the
-/// environment, the task reads them itself (<see cref="FromBuild"/>), which needs no task factory.
+/// through the body of its UsingTask (see <see cref="CopyTaskFactory"/>), written by Sdk.targets as one
+/// "Name=$(Property)" line per setting; set with -p: or in the environment, the task reads them itself
+/// (<see cref="FromBuild"/>), which needs no task factory.
 /// </summary>
 internal sealed class CopyOnWriteSettings
 {
     private static readonly Dictionary<string, string> Empty = new();
 
-    public static readonly CopyOnWriteSettings Default = new(CopyOnWriteMode.Auto, warnWhenNotCloned: false);
+    public static readonly CopyOnWriteSettings Default = new(CopyOnWriteMode.Auto, warnWhenNotCloned: false, Array.Empty<string>());
 
-    public CopyOnWriteSettings(CopyOnWriteMode mode, bool warnWhenNotCloned)
+    public CopyOnWriteSettings(CopyOnWriteMode mode, bool warnWhenNotCloned, IReadOnlyList<string> acceptCopiesFrom)
     {
         Mode = mode;
         WarnWhenNotCloned = warnWhenNotCloned;
+        AcceptCopiesFrom = acceptCopiesFrom;
     }
 
     public CopyOnWriteMode Mode { get; }
@@ -41,18 +45,33 @@ internal sealed class CopyOnWriteSettings
     /// <summary>CopyOnWriteWarnWhenNotCloned=true: the cross-volume diagnosis is warning COW002, not a message.</summary>
     public bool WarnWhenNotCloned { get; }
 
-    /// <summary>Reads "Name=value;Name=value" (names and values case-insensitive, empty values mean the default).</summary>
+    /// <summary>
+    /// CopyOnWriteAcceptCopiesFrom: full paths of folders whose files may be copied from another volume without
+    /// failing Required or warning, besides the installation folders <see cref="CopySources"/> always accepts.
+    /// </summary>
+    public IReadOnlyList<string> AcceptCopiesFrom { get; }
+
+    /// <summary>
+    /// Reads one "Name=value" per line (names case-insensitive, empty values mean the default). Mode and
+    /// WarnWhenNotCloned may also be separated by ';'; AcceptCopiesFrom, a ';'-separated list, must be on a line of its own.
+    /// </summary>
     /// <param name="problem">Set to a sentence naming the bad property and value when one is not understood.</param>
     public static CopyOnWriteSettings Parse(string? text, out string? problem)
     {
         problem = null;
         var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
-        foreach (string pair in (text ?? string.Empty).Split(new[] { ';', '\n', '\r' }, StringSplitOptions.RemoveEmptyEntries))
+        foreach (string line in (text ?? string.Empty).Split(new[] { '\n', '\r' }, StringSplitOptions.RemoveEmptyEntries))
         {
-            int equals = pair.IndexOf('=');
-            if (equals > 0)
+            int equals = line.IndexOf('=');
+            string name = equals > 0 ? line.Substring(0, equals).Trim() : string.Empty;
+            string[] pairs = name.Equals("AcceptCopiesFrom", StringComparison.OrdinalIgnoreCase) ? new[] { line } : line.Split(';');
+            foreach (string pair in pairs)
             {
-                values[pair.Substring(0, equals).Trim()] = pair.Substring(equals + 1).Trim();
+                int at = pair.IndexOf('=');
+                if (at > 0)
+                {
+                    values[pair.Substring(0, at).Trim()] = pair.Substring(at + 1).Trim();
+                }
             }
         }
 
@@ -73,7 +92,22 @@ internal sealed class CopyOnWriteSettings
             warn = false;
         }
 
-        return mode == CopyOnWriteMode.Auto && !warn ? Default : new CopyOnWriteSettings(mode, warn);
+        var folders = new List<string>();
+        if (values.TryGetValue("AcceptCopiesFrom", out string? foldersText))
+        {
+            foreach (string folder in foldersText.Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries).Select(folder => folder.Trim()).Where(folder => folder.Length > 0))
+            {
+                if (!IsFullPath(folder))
+                {
+                    problem ??= $"CopyOnWriteAcceptCopiesFrom lists \"{folder}\", which is not a full path; list full paths, e.g. $(MSBuildThisFileDirectory){folder}.";
+                    continue;
+                }
+
+                folders.Add(folder);
+            }
+        }
+
+        return mode == CopyOnWriteMode.Auto && !warn && folders.Count == 0 ? Default : new CopyOnWriteSettings(mode, warn, folders);
     }
 
     /// <summary>
@@ -98,8 +132,16 @@ internal sealed class CopyOnWriteSettings
             return environment(property);
         }
 
-        return Parse($"Mode={Read("CopyOnWriteMode")};WarnWhenNotCloned={Read("CopyOnWriteWarnWhenNotCloned")}", out problem);
+        return Parse(
+            $"Mode={Read("CopyOnWriteMode")}\nWarnWhenNotCloned={Read("CopyOnWriteWarnWhenNotCloned")}\nAcceptCopiesFrom={Read("CopyOnWriteAcceptCopiesFrom")}",
+            out problem);
     }
+
+    /// <summary>"/a", "C:\\a" or "\\\\server\\share"; not "a", "C:a" or "\\a", which depend on a current folder or drive.</summary>
+    private static bool IsFullPath(string path)
+        => RuntimeInformation.IsOSPlatform(OSPlatform.Windows)
+            ? (path.Length >= 3 && path[1] == ':' && (path[2] == '\\' || path[2] == '/')) || path.StartsWith(@"\\", StringComparison.Ordinal) || path.StartsWith("//", StringComparison.Ordinal)
+            : path.StartsWith("/", StringComparison.Ordinal);
 
     public static bool TryParseMode(string text, out CopyOnWriteMode mode)
     {

@@ -150,7 +150,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         }
 
         var parts = new List<string>();
-        if (_clonedFiles > 0 || _copiedFiles == 0)
+        if (_clonedFiles > 0)
         {
             parts.Add($"cloned {Files(_clonedFiles)} ({FileSizeText.Format(_clonedBytes)})");
         }
@@ -159,7 +159,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         {
             string reasons = string.Join("; ", _reasons
                 .OrderByDescending(entry => entry.Value.Files)
-                .Select(entry => _reasons.Count == 1 ? Describe(entry.Key) : $"{Describe(entry.Key)} ({Files(entry.Value.Files)})"));
+                .Select(entry => _reasons.Count == 1 ? Describe(entry.Key, entry.Value.Files) : $"{Describe(entry.Key, entry.Value.Files)} ({Files(entry.Value.Files)})"));
             parts.Add($"copied {Files(_copiedFiles)} ({FileSizeText.Format(_copiedBytes)})" + (reasons.Length > 0 ? " because " + reasons : string.Empty));
         }
 
@@ -170,34 +170,43 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
 
         if (_upToDateFiles > 0)
         {
-            parts.Add($"{Files(_upToDateFiles)} already up to date");
+            parts.Add($"{Files(_upToDateFiles)} already up to date" + (_clonedFiles + _copiedFiles + _linkedFiles == 0 ? ", nothing cloned or copied" : string.Empty));
         }
 
-        lines.Add($"CopyOnWrite build summary: {string.Join(", ", parts)}; {_copyTasks} Copy {(_copyTasks == 1 ? "task" : "tasks")} in {_projects.Count} {(_projects.Count == 1 ? "project" : "projects")}."
-            + (_clonedBytes > 0 ? $" Cloning saved writing {FileSizeText.Format(_clonedBytes)}." : string.Empty));
+        // What a clone saves is the writing: its bytes stay shared with the source. Not a gain over MSBuild's own Copy,
+        // which clones too where File.Copy does (Linux, macOS, recent Windows on ReFS / Dev Drive).
+        string notWritten = _clonedFiles == 0 ? string.Empty
+            : _clonedFiles == 1 ? $" The clone shares its source's storage: {FileSizeText.Format(_clonedBytes)} not written."
+            : $" The clones share their sources' storage: {FileSizeText.Format(_clonedBytes)} not written.";
+        lines.Add($"CopyOnWrite build summary: {string.Join(", ", parts)}; {_copyTasks} Copy {(_copyTasks == 1 ? "task" : "tasks")} in {_projects.Count} {(_projects.Count == 1 ? "project" : "projects")}.{notWritten}");
 
         foreach (CrossVolumeGroup group in CrossVolumeGroups())
         {
-            // A logger lives in the process that started the build, whose environment is the build's.
-            lines.Add(SavingsReport.DescribeCrossVolume(group.Files, group.Bytes, group.SourceRoot, group.DestinationRoot, Environment.GetEnvironmentVariable("NUGET_PACKAGES")));
+            lines.Add(SavingsReport.DescribeCrossVolume(group.Files, group.Bytes, group.SourceRoot, group.DestinationRoot, group.Origin));
         }
 
         return lines;
     }
 
+    /// <summary>The cross-volume copies of the build, one group per pair of volumes and kind of source.</summary>
     private IEnumerable<CrossVolumeGroup> CrossVolumeGroups()
         => _crossVolume
-            .GroupBy(entry => (entry.SourceVolume, entry.DestinationVolume))
+            .GroupBy(entry => (entry.SourceVolume, entry.DestinationVolume, entry.Origin))
             .Select(group => new CrossVolumeGroup(
                 group.Select(entry => entry.SourceRoot).Aggregate(NotClonedFiles.CommonFolder),
+                group.Key.SourceVolume,
+                group.First().SourceFileSystem,
                 group.Select(entry => entry.DestinationRoot).Aggregate(NotClonedFiles.CommonFolder),
+                group.Key.DestinationVolume,
+                group.First().DestinationFileSystem,
+                group.Key.Origin,
                 group.Sum(entry => entry.Files),
                 group.Sum(entry => entry.Bytes)))
             .OrderByDescending(group => group.Bytes);
 
-    private static string Describe((string Reason, string Detail) key)
+    private static string Describe((string Reason, string Detail) key, int files)
         => Enum.TryParse(key.Reason, out FallbackReason reason)
-            ? CopySummary.DescribeFallback(reason, key.Detail.Length == 0 ? null : key.Detail)
+            ? CopySummary.DescribeFallback(reason, key.Detail.Length == 0 ? null : key.Detail, files)
             : key.Reason;
 
     private void WriteSummaryFile(string path)
@@ -212,10 +221,12 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         json.Append("\"upToDate\":{\"files\":").Append(_upToDateFiles).Append(",\"bytes\":").Append(_upToDateBytes).Append("},");
         json.Append("\"copiedBecause\":[");
         json.Append(string.Join(",", _reasons.Select(entry =>
-            $"{{\"reason\":{Json(entry.Key.Reason)},\"detail\":{Json(entry.Key.Detail)},\"text\":{Json(Describe(entry.Key))},\"files\":{entry.Value.Files},\"bytes\":{entry.Value.Bytes}}}")));
+            $"{{\"reason\":{Json(entry.Key.Reason)},{DetailField(entry.Key)}\"text\":{Json(Describe(entry.Key, entry.Value.Files))},\"files\":{entry.Value.Files},\"bytes\":{entry.Value.Bytes}}}")));
         json.Append("],\"crossVolume\":[");
         json.Append(string.Join(",", CrossVolumeGroups().Select(group =>
-            $"{{\"sourceRoot\":{Json(group.SourceRoot)},\"destinationRoot\":{Json(group.DestinationRoot)},\"files\":{group.Files},\"bytes\":{group.Bytes}}}")));
+            $"{{\"sourceRoot\":{Json(group.SourceRoot)},\"sourceVolume\":{Json(group.SourceVolume)},\"sourceFileSystem\":{Json(group.SourceFileSystem)},"
+            + $"\"destinationRoot\":{Json(group.DestinationRoot)},\"destinationVolume\":{Json(group.DestinationVolume)},\"destinationFileSystem\":{Json(group.DestinationFileSystem)},"
+            + $"\"sourceOrigin\":{Json(group.Origin.ToString())},\"accepted\":{(CopySources.IsAccepted(group.Origin) ? "true" : "false")},\"files\":{group.Files},\"bytes\":{group.Bytes}}}")));
         json.Append("]}");
         try
         {
@@ -231,6 +242,24 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         {
             _output.WriteLine($"CopyOnWrite build summary: could not write {path}: {e.Message}");
         }
+    }
+
+    /// <summary>A reason's detail under the name of what it is, so no field leaves open whose file system it names.</summary>
+    private static string DetailField((string Reason, string Detail) key)
+    {
+        if (key.Detail.Length == 0)
+        {
+            return string.Empty;
+        }
+
+        string? name = key.Reason switch
+        {
+            nameof(FallbackReason.FileSystemCannotClone) => "destinationFileSystem",
+            nameof(FallbackReason.FileSystemRefused) => "error",
+            nameof(FallbackReason.PlatformCannotClone) => "processor",
+            _ => null,
+        };
+        return name is null ? string.Empty : $"{Json(name)}:{Json(key.Detail)},";
     }
 
     private static string Json(string value)
@@ -274,5 +303,14 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         }
     }
 
-    private sealed record CrossVolumeGroup(string SourceRoot, string DestinationRoot, int Files, long Bytes);
+    private sealed record CrossVolumeGroup(
+        string SourceRoot,
+        string SourceVolume,
+        string SourceFileSystem,
+        string DestinationRoot,
+        string DestinationVolume,
+        string DestinationFileSystem,
+        SourceOrigin Origin,
+        int Files,
+        long Bytes);
 }

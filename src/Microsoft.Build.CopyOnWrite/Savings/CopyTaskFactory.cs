@@ -17,9 +17,9 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// before the copies would need InitialTargets in every project and a per-project side channel.
 /// The body of a UsingTask, in contrast, is expanded with the project's properties (the Task element's
 /// Evaluate attribute defaults to true) after the whole project has been evaluated, exactly like the
-/// UsingTask's Condition that DisableCopyOnWrite already relies on. So Sdk.targets writes
-/// &lt;Task&gt;Mode=$(CopyOnWriteMode);WarnWhenNotCloned=$(CopyOnWriteWarnWhenNotCloned)&lt;/Task&gt; and every
-/// &lt;Copy&gt; in that project, whoever wrote it, gets the project's value, wherever it was set.
+/// UsingTask's Condition that DisableCopyOnWrite already relies on. So Sdk.targets writes a &lt;Task&gt; body of
+/// "Mode=$(CopyOnWriteMode)" and one such line per setting, and every &lt;Copy&gt; in that project, whoever wrote
+/// it, gets the project's value, wherever it was set.
 /// Sdk.targets registers the task through this factory only when a project file set a value, so the default
 /// build, and settings given with -p: or in the environment (which the task reads itself, see
 /// <see cref="CopyOnWriteSettings.FromBuild"/>), keep MSBuild's ordinary assembly task factory. That matters in a

@@ -21,11 +21,11 @@ internal static class SavingsReport
     /// <summary>Warning (with CopyOnWriteWarnWhenNotCloned=true; a message otherwise): files copied across volumes.</summary>
     public const string CrossVolumeCode = "COW002";
 
-    /// <summary>Error: a CopyOnWrite property has a value the task does not understand.</summary>
+    /// <summary>Error: a CopyOnWrite property has a value the task does not understand (or a relative folder).</summary>
     public const string BadSettingCode = "COW003";
 
     /// <summary>Logs what this invocation saved and missed; false when it logged an error.</summary>
-    public static bool Report(TaskLoggingHelper log, IBuildEngine? engine, CopySummary summary, CopyOnWriteSettings settings, string? settingsProblem, string? packageCache)
+    public static bool Report(TaskLoggingHelper log, IBuildEngine? engine, CopySummary summary, CopyOnWriteSettings settings, string? settingsProblem)
     {
         bool ok = true;
         if (settingsProblem is not null)
@@ -39,33 +39,41 @@ internal static class SavingsReport
             IReadOnlyList<NotClonedFiles> notCloned = summary.NotCloned;
             var crossVolume = notCloned
                 .Where(files => files.Reason == FallbackReason.DifferentVolumes)
-                .Select(files => new CopyData.CrossVolumeEntry(files.SourceRoot, files.DestinationRoot, Volumes.MountPointOf(files.SourceRoot), Volumes.MountPointOf(files.DestinationRoot), files.Files, files.Bytes))
+                .Select(files => new CopyData.CrossVolumeEntry(
+                    files.SourceRoot,
+                    files.DestinationRoot,
+                    Volumes.MountPointOf(files.SourceRoot),
+                    Volumes.MountPointOf(files.DestinationRoot),
+                    files.Files,
+                    files.Bytes,
+                    Volumes.FileSystemOf(files.SourceRoot),
+                    Volumes.FileSystemOf(files.DestinationRoot),
+                    files.Origin))
                 .ToList();
             log.LogMessage(MessageImportance.Low, "{0}", CopyData.From(summary, crossVolume).Format());
 
             if (settings.Mode == CopyOnWriteMode.Required)
             {
-                foreach (NotClonedFiles files in notCloned.Where(files => NotClonedFiles.IsMissedClone(files.Reason)))
+                foreach (NotClonedFiles files in notCloned.Where(files => NotClonedFiles.IsMissedClone(files.Reason) && !CopySources.IsAccepted(files.Origin)))
                 {
-                    LogError(log, RequiredCode, DescribeRequiredFailure(files, packageCache));
+                    LogError(log, RequiredCode, DescribeRequiredFailure(files));
                     ok = false;
                 }
             }
-            else
+
+            foreach (CopyData.CrossVolumeEntry entry in crossVolume)
             {
-                foreach (CopyData.CrossVolumeEntry entry in crossVolume)
+                bool missed = !CopySources.IsAccepted(entry.Origin);
+                if ((settings.Mode != CopyOnWriteMode.Required || !missed) && FirstTimeThisBuild(engine, entry))
                 {
-                    if (FirstTimeThisBuild(engine, entry))
+                    string text = DescribeCrossVolume(entry.Files, entry.Bytes, entry.SourceRoot, entry.DestinationRoot, entry.Origin);
+                    if (settings.WarnWhenNotCloned && missed)
                     {
-                        string text = DescribeCrossVolume(entry.Files, entry.Bytes, entry.SourceRoot, entry.DestinationRoot, packageCache);
-                        if (settings.WarnWhenNotCloned)
-                        {
-                            log.LogWarning(subcategory: null, warningCode: CrossVolumeCode, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);
-                        }
-                        else
-                        {
-                            log.LogMessage(MessageImportance.Normal, "{0}", text);
-                        }
+                        log.LogWarning(subcategory: null, warningCode: CrossVolumeCode, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);
+                    }
+                    else
+                    {
+                        log.LogMessage(MessageImportance.Normal, "{0}", text);
                     }
                 }
             }
@@ -75,42 +83,32 @@ internal static class SavingsReport
     }
 
     /// <summary>
-    /// E.g. "CopyOnWrite: 312 files (1.2 GiB) were copied, not cloned, because they come from
-    /// /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume
-    /// (NUGET_PACKAGES) to clone them."
+    /// E.g. "CopyOnWrite: 312 files (1.2 GiB) were copied, not cloned, because they come from /root/.nuget/packages
+    /// on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them."
+    /// Sources a user cannot move (<see cref="CopySources.IsAccepted"/>) are named as such, with no advice to move them.
     /// </summary>
-    public static string DescribeCrossVolume(int files, long bytes, string sourceRoot, string destinationRoot, string? packageCache)
+    public static string DescribeCrossVolume(int files, long bytes, string sourceRoot, string destinationRoot, SourceOrigin origin)
     {
-        string advice = IsPackageCache(sourceRoot, packageCache)
-            ? "put the package cache on the same volume (NUGET_PACKAGES) to clone them"
-            : $"put {sourceRoot} on the same volume as {destinationRoot} to clone them";
-        return $"CopyOnWrite: {(files == 1 ? "1 file" : files + " files")} ({FileSizeText.Format(bytes)}) {(files == 1 ? "was" : "were")} copied, not cloned, because they come from {sourceRoot} on another volume than {destinationRoot}; {advice}.";
-    }
-
-    /// <param name="packageCache">NUGET_PACKAGES from the project's environment, if set.</param>
-    private static bool IsPackageCache(string folder, string? packageCache)
-    {
-        if (!string.IsNullOrEmpty(packageCache) && Path.IsPathRooted(packageCache))
+        bool one = files == 1;
+        string them = one ? "it" : "them";
+        string copied = $"CopyOnWrite: {(one ? "1 file" : files + " files")} ({FileSizeText.Format(bytes)}) {(one ? "was" : "were")} copied, not cloned, because {(one ? "it comes" : "they come")} from {sourceRoot}";
+        return origin switch
         {
-            string cache = Path.GetFullPath(packageCache!).TrimEnd('/', '\\');
-            if (NotClonedFiles.CommonFolder(cache, folder) == cache)
-            {
-                return true;
-            }
-        }
-
-        string normalized = folder.Replace('\\', '/');
-        return normalized.IndexOf("/.nuget/packages", StringComparison.OrdinalIgnoreCase) >= 0;
+            SourceOrigin.PackageCache => $"{copied} on another volume than {destinationRoot}; put the package cache on the same volume (NUGET_PACKAGES) to clone {them}.",
+            SourceOrigin.Movable => $"{copied} on another volume than {destinationRoot}; put {sourceRoot} on the same volume as {destinationRoot} to clone {them}, "
+                + $"or list it in CopyOnWriteAcceptCopiesFrom if it cannot move.",
+            _ => $"{copied} ({CopySources.Describe(origin)}) on another volume than {destinationRoot}; that is expected, and CopyOnWriteMode=Required accepts {them}.",
+        };
     }
 
-    private static string DescribeRequiredFailure(NotClonedFiles files, string? packageCache)
+    private static string DescribeRequiredFailure(NotClonedFiles files)
     {
         string others = files.Files > 1 ? $" ({files.Files} files, {FileSizeText.Format(files.Bytes)} in this Copy, for the same reason)" : string.Empty;
         string advice = files.Reason switch
         {
-            FallbackReason.DifferentVolumes => IsPackageCache(files.SourceRoot, packageCache)
+            FallbackReason.DifferentVolumes => files.Origin == SourceOrigin.PackageCache
                 ? "Put the package cache on the repository's volume (set NUGET_PACKAGES to a folder there)"
-                : $"Put the sources ({files.SourceRoot}) on the same volume as the destinations ({files.DestinationRoot})",
+                : $"Put the sources ({files.SourceRoot}) on the same volume as the destinations ({files.DestinationRoot}), list {files.SourceRoot} in CopyOnWriteAcceptCopiesFrom if it cannot move",
             FallbackReason.FileSystemCannotClone => "Build on a volume that clones: XFS formatted with reflink=1, btrfs, APFS, or ReFS / Dev Drive",
             FallbackReason.FileSystemRefused => "Check the file's attributes (immutable, swap file), permissions and the file system's clone limits",
             FallbackReason.PlatformCannotClone => "Build on an operating system and processor that Microsoft.Build.CopyOnWrite clones on",
@@ -131,7 +129,7 @@ internal static class SavingsReport
             return true;
         }
 
-        string key = $"Microsoft.Build.CopyOnWrite.CrossVolumeDiagnosed|{entry.SourceVolume}|{entry.DestinationVolume}";
+        string key = $"Microsoft.Build.CopyOnWrite.CrossVolumeDiagnosed|{entry.SourceVolume}|{entry.DestinationVolume}|{entry.Origin}";
         lock (ReportedLock)
         {
             if (registry.GetRegisteredTaskObject(key, RegisteredTaskObjectLifetime.Build) is not null)

@@ -38,14 +38,18 @@ public static class SdkPackage
         ["MSBUILD_EXE_PATH"] = null,
     };
 
-    /// <summary>Writes a NuGet.config into <paramref name="folder"/> that reads packages only from our packed folder.</summary>
-    public static void WriteNuGetConfig(string folder)
+    /// <summary>
+    /// Writes a NuGet.config into <paramref name="folder"/> that reads packages only from our packed folder and, when
+    /// asked, from the public registry (nuget.org, as served to this machine) for what the .NET SDK does not carry.
+    /// </summary>
+    public static void WriteNuGetConfig(string folder, bool withPublicRegistry = false)
         => File.WriteAllText(Path.Combine(folder, "NuGet.config"), $"""
             <?xml version="1.0" encoding="utf-8"?>
             <configuration>
               <packageSources>
                 <clear />
                 <add key="CopyOnWriteUnderTest" value="{Folder}" />
+                {(withPublicRegistry ? "<add key=\"nuget.org\" value=\"https://api.nuget.org/v3/index.json\" protocolVersion=\"3\" />" : string.Empty)}
               </packageSources>
             </configuration>
             """);

@@ -12,7 +12,7 @@ public sealed class CopyDataTests
     {
         var data = new CopyData { ClonedFiles = 12, ClonedBytes = 50_541_363, CopiedFiles = 3, CopiedBytes = 1_153_433, LinkedFiles = 1, UpToDateFiles = 40, UpToDateBytes = 1234 };
         data.Reasons.Add(new CopyData.ReasonEntry("DifferentVolumes", "", 3, 1_153_433));
-        data.CrossVolume.Add(new CopyData.CrossVolumeEntry("/root/.nuget/packages", "/src/my app,1/bin", "/", "/src", 3, 1_153_433));
+        data.CrossVolume.Add(new CopyData.CrossVolumeEntry("/root/.nuget/packages", "/src/my app,1/bin", "/", "/src", 3, 1_153_433, "ext4", "xfs", SourceOrigin.PackageCache));
 
         string line = data.Format();
         CopyData? parsed = CopyData.TryParse(line);
@@ -27,6 +27,15 @@ public sealed class CopyDataTests
     }
 
     [TestMethod]
+    public void A_cross_volume_entry_of_an_earlier_v1_line_without_file_systems_still_reads()
+    {
+        CopyData? parsed = CopyData.TryParse("CopyOnWrite data: v=1 cloned=0,0 copied=1,10 linked=0 uptodate=0,0 reason=DifferentVolumes,xfs,1,10 crossvolume=%2Fa,%2Fb,%2F,%2Fb,1,10");
+
+        Assert.IsNotNull(parsed);
+        Assert.AreEqual(new CopyData.CrossVolumeEntry("/a", "/b", "/", "/b", 1, 10, "", "", SourceOrigin.Movable), parsed.CrossVolume[0]);
+    }
+
+    [TestMethod]
     public void Other_messages_and_unknown_versions_are_not_data()
     {
         Assert.IsNull(CopyData.TryParse("CopyOnWrite: cloned 2 files (19.1 MiB)."));
@@ -35,7 +44,7 @@ public sealed class CopyDataTests
         Assert.IsNotNull(CopyData.TryParse("CopyOnWrite data: v=1 cloned=1,1 future=whatever"), "unknown fields are ignored");
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("/a/b/c", "/a/b/d", "/a/b")]
     [DataRow("/a/b", "/a/b", "/a/b")]
     [DataRow("/a/bc", "/a/b", "/a")]
@@ -46,11 +55,8 @@ public sealed class CopyDataTests
     [TestMethod]
     public void The_cross_volume_diagnosis_advises_moving_the_package_cache_when_that_is_where_files_come_from()
     {
-        string fromCache = SavingsReport.DescribeCrossVolume(312, 1_288_490_189, "/root/.nuget/packages", "/src/app", packageCache: null);
-        string fromElsewhere = SavingsReport.DescribeCrossVolume(1, 10, "/mnt/assets", "/src/app", packageCache: null);
+        string fromCache = SavingsReport.DescribeCrossVolume(312, 1_288_490_189, "/root/.nuget/packages", "/src/app", SourceOrigin.PackageCache);
 
         Assert.AreEqual("CopyOnWrite: 312 files (1.2 GiB) were copied, not cloned, because they come from /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them.", fromCache);
-        StringAssert.Contains(fromElsewhere, "1 file (10 B) was copied");
-        StringAssert.EndsWith(fromElsewhere, "put /mnt/assets on the same volume as /src/app to clone them.");
     }
 }

@@ -73,4 +73,16 @@ public sealed class CopyOnWriteModeTests
         var errors = SavingsProjects.DistinctLinesContaining(typoBuild.Output, "error COW003");
         Assert.IsTrue(errors.Count > 0 && errors[0].Contains("\"Requried\"", System.StringComparison.Ordinal), typoBuild.Output);
     }
+
+    [TestMethod]
+    public void A_relative_folder_in_CopyOnWriteAcceptCopiesFrom_is_COW003_naming_it()
+    {
+        var projects = SavingsProjects.Create(LoopFileSystems.Ext4.NewFolder("accept-relative"), directoryBuildProps: "<CopyOnWriteAcceptCopiesFrom>assets</CopyOnWriteAcceptCopiesFrom>");
+
+        ProcessResult build = projects.TryBuild("-v:m");
+
+        Assert.IsFalse(build.Succeeded, build.Output);
+        var errors = SavingsProjects.DistinctLinesContaining(build.Output, "error COW003");
+        Assert.IsTrue(errors.Count > 0 && errors[0].Contains("CopyOnWriteAcceptCopiesFrom lists \"assets\", which is not a full path", System.StringComparison.Ordinal), build.Output);
+    }
 }

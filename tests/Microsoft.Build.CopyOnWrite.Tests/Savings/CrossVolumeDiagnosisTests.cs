@@ -28,7 +28,22 @@ public sealed class CrossVolumeDiagnosisTests
         StringAssert.Contains(diagnoses[0], $"come from {content} on another volume than {projects.Root}/Lib/bin/Debug/net10.0");
         StringAssert.Contains(diagnoses[0], $"put {content} on the same volume as");
         Assert.AreEqual(0, SavingsProjects.LinesContaining(output, "warning COW002").Count, "a message unless asked for a warning");
-        Assert.IsTrue(SavingsProjects.LinesContaining(output, "because the source is on another volume than the destination").Count >= 2, "both projects' Copy summaries say why:\n" + output);
+        Assert.IsTrue(SavingsProjects.LinesContaining(output, "because source and destination are on different volumes").Count >= 2, "both projects' Copy summaries say why:\n" + output);
+    }
+
+    [TestMethod]
+    public void One_file_from_another_volume_is_told_in_the_singular()
+    {
+        string content = LoopFileSystems.Ext4.NewFolder("content-one");
+        var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("crossvolume-one"), contentFolder: content, contentFiles: 1);
+
+        string output = projects.Build("-v:n", "-m:1");
+
+        var diagnoses = SavingsProjects.LinesContaining(output, "CopyOnWrite: 1 file");
+        Assert.AreEqual(1, diagnoses.Count, output);
+        StringAssert.StartsWith(diagnoses[0], $"CopyOnWrite: 1 file (293 KiB) was copied, not cloned, because it comes from {content} on another volume than ");
+        StringAssert.EndsWith(diagnoses[0], "to clone it, or list it in CopyOnWriteAcceptCopiesFrom if it cannot move.");
+        Assert.IsTrue(SavingsProjects.LinesContaining(output, "copied 1 file (293 KiB) because source and destination are on different volumes").Count >= 1, output);
     }
 
     [TestMethod]

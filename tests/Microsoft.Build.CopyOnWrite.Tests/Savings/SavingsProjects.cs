@@ -23,27 +23,29 @@ internal sealed partial class SavingsProjects
     /// <param name="directoryBuildProps">Extra XML inside Directory.Build.props' PropertyGroup.</param>
     /// <param name="appProperties">Extra XML inside App.csproj's PropertyGroup.</param>
     /// <param name="contentFolder">Where Lib's content files live (null: in Lib itself).</param>
-    public static SavingsProjects Create(string folder, string directoryBuildProps = "", string appProperties = "", string? contentFolder = null)
+    /// <param name="contentFiles">How many content files Lib has (300 KB, 200 KB, then 100 KB each).</param>
+    /// <param name="appTargetFramework">App's target framework, e.g. net462 (Lib's is then netstandard2.0, so the
+    /// SDK copies its .NET Standard facades into App's output); null: both net10.0.</param>
+    public static SavingsProjects Create(string folder, string directoryBuildProps = "", string appProperties = "", string? contentFolder = null, int contentFiles = 2, string? appTargetFramework = null)
     {
-        SdkPackage.WriteNuGetConfig(folder);
+        // .NET Framework and .NET Standard need packages from the public registry (reference assemblies, NETStandard.Library).
+        SdkPackage.WriteNuGetConfig(folder, withPublicRegistry: appTargetFramework is not null);
         File.WriteAllText(Path.Combine(folder, "global.json"), File.ReadAllText(Path.Combine(RepositoryLayout.Root, "global.json")));
-        File.WriteAllText(Path.Combine(folder, "Directory.Build.props"), $"""
-            <Project>
-              <Sdk Name="Microsoft.Build.CopyOnWrite" />
-              <PropertyGroup>
-                <TargetFramework>net10.0</TargetFramework>
-                {directoryBuildProps}
-              </PropertyGroup>
-            </Project>
-            """);
+        var projects = new SavingsProjects(folder);
+        projects.WriteDirectoryBuildProps(directoryBuildProps);
 
         string lib = Path.Combine(folder, "Lib");
         string content = contentFolder ?? Path.Combine(lib, "content");
-        TestFiles.Write(content, "first.bin", 300_000);
-        TestFiles.Write(content, "second.bin", 200_000);
+        string[] names = { "first.bin", "second.bin", "third.bin", "fourth.bin" };
+        for (int i = 0; i < contentFiles; i++)
+        {
+            TestFiles.Write(content, names[i], i switch { 0 => 300_000, 1 => 200_000, _ => 100_000 });
+        }
+
         Directory.CreateDirectory(lib);
         File.WriteAllText(Path.Combine(lib, "Lib.csproj"), $"""
             <Project Sdk="Microsoft.NET.Sdk">
+              {(appTargetFramework is null ? string.Empty : "<PropertyGroup><TargetFramework>netstandard2.0</TargetFramework></PropertyGroup>")}
               <ItemGroup>
                 <None Include="{content}/*.bin" Link="%(Filename)%(Extension)" CopyToOutputDirectory="PreserveNewest" />
               </ItemGroup>
@@ -57,6 +59,7 @@ internal sealed partial class SavingsProjects
             <Project Sdk="Microsoft.NET.Sdk">
               <PropertyGroup>
                 <OutputType>Exe</OutputType>
+                {(appTargetFramework is null ? string.Empty : $"<TargetFramework>{appTargetFramework}</TargetFramework>")}
                 {appProperties}
               </PropertyGroup>
               <ItemGroup>
@@ -64,9 +67,37 @@ internal sealed partial class SavingsProjects
               </ItemGroup>
             </Project>
             """);
-        File.WriteAllText(Path.Combine(app, "Program.cs"), "System.Console.WriteLine(Lib.Answer);");
-        return new SavingsProjects(folder);
+        File.WriteAllText(Path.Combine(app, "Program.cs"), "public static class Program { public static void Main() => System.Console.WriteLine(Lib.Answer); }");
+        return projects;
     }
+
+    /// <summary>(Re)writes Directory.Build.props: the SDK element, net10.0, and <paramref name="properties"/>.</summary>
+    public void WriteDirectoryBuildProps(string properties)
+        => File.WriteAllText(Path.Combine(Root, "Directory.Build.props"), $"""
+            <Project>
+              <Sdk Name="Microsoft.Build.CopyOnWrite" />
+              <PropertyGroup>
+                <TargetFramework>net10.0</TargetFramework>
+                {properties}
+              </PropertyGroup>
+            </Project>
+            """);
+
+    /// <summary>Deletes both projects' bin/ folders, so the next build copies everything again.</summary>
+    public void DeleteOutputs()
+    {
+        foreach (string project in new[] { "App", "Lib" })
+        {
+            string bin = Path.Combine(Root, project, "bin");
+            if (Directory.Exists(bin))
+            {
+                Directory.Delete(bin, recursive: true);
+            }
+        }
+    }
+
+    /// <summary>App's output folder for its target framework.</summary>
+    public string AppOutput(string targetFramework = "net10.0") => Path.Combine(Root, "App", "bin", "Debug", targetFramework);
 
     /// <summary>`dotnet build App` that must succeed; returns what it printed.</summary>
     public string Build(params string[] arguments)

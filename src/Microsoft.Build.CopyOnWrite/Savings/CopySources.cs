@@ -1,0 +1,143 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Microsoft.Build.Framework;
+
+namespace Microsoft.Build.CopyOnWrite.Savings;
+
+/// <summary>Where the source of a copy from another volume lives, which decides what a user can do about it.</summary>
+internal enum SourceOrigin
+{
+    /// <summary>A folder the user can move onto the build's volume.</summary>
+    Movable,
+
+    /// <summary>The NuGet package cache (NUGET_PACKAGES): movable, and the usual culprit.</summary>
+    PackageCache,
+
+    /// <summary>The .NET installation that runs the build: its SDK (e.g. .NET Framework facades), packs and runtimes.</summary>
+    DotNetInstallation,
+
+    /// <summary>The installation folder of the MSBuild that runs the build (for Visual Studio, its MSBuild folder).</summary>
+    MSBuildInstallation,
+
+    /// <summary>A NuGet fallback folder named by NUGET_FALLBACK_PACKAGES: read-only packages shared by every user.</summary>
+    NuGetFallbackFolder,
+
+    /// <summary>A folder the project lists in CopyOnWriteAcceptCopiesFrom.</summary>
+    Listed,
+}
+
+/// <summary>
+/// Sorts the sources of files copied from another volume by <see cref="SourceOrigin"/>. Copies from the folders a user
+/// cannot move onto the build's volume (the installations that run the build, NuGet fallback folders) and from the
+/// folders listed in CopyOnWriteAcceptCopiesFrom are accepted: they fail neither CopyOnWriteMode=Required nor, with
+/// CopyOnWriteWarnWhenNotCloned, warn.
+/// </summary>
+internal sealed class CopySources
+{
+    /// <summary>The installation of the MSBuild running this process: where these assemblies were loaded from, which never changes.</summary>
+    private static readonly Lazy<(string Folder, SourceOrigin Origin)?> MSBuildInstallation = new(FindMSBuildInstallation);
+
+    private readonly List<(string Folder, SourceOrigin Origin)> _accepted;
+    private readonly string? _packageCache;
+
+    private CopySources(List<(string Folder, SourceOrigin Origin)> accepted, string? packageCache)
+    {
+        _accepted = accepted;
+        _packageCache = packageCache;
+    }
+
+    /// <param name="listed">The project's CopyOnWriteAcceptCopiesFrom (full paths).</param>
+    /// <param name="environment">The project's environment (DOTNET_HOST_PATH, NUGET_FALLBACK_PACKAGES, NUGET_PACKAGES).</param>
+    public static CopySources For(IEnumerable<string> listed, Func<string, string?> environment)
+    {
+        var accepted = new List<(string, SourceOrigin)>();
+        accepted.AddRange(listed.Select(folder => (folder, SourceOrigin.Listed)));
+        accepted.AddRange(InstallationsRunningTheBuild(environment));
+        accepted.AddRange((environment("NUGET_FALLBACK_PACKAGES") ?? string.Empty)
+            .Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries)
+            .Select(folder => folder.Trim())
+            .Where(folder => Path.IsPathRooted(folder))
+            .Select(folder => (folder, SourceOrigin.NuGetFallbackFolder)));
+        string? packageCache = environment("NUGET_PACKAGES");
+        return new CopySources(accepted, string.IsNullOrEmpty(packageCache) || !Path.IsPathRooted(packageCache) ? null : packageCache);
+    }
+
+    public static bool IsAccepted(SourceOrigin origin) => origin >= SourceOrigin.DotNetInstallation;
+
+    /// <summary>Where a source file or folder lives.</summary>
+    public SourceOrigin OriginOf(string path)
+    {
+        foreach ((string folder, SourceOrigin origin) in _accepted)
+        {
+            if (Contains(folder, path))
+            {
+                return origin;
+            }
+        }
+
+        if ((_packageCache is not null && Contains(_packageCache, path))
+            || path.Replace('\\', '/').IndexOf("/.nuget/packages/", StringComparison.OrdinalIgnoreCase) >= 0)
+        {
+            return SourceOrigin.PackageCache;
+        }
+
+        return SourceOrigin.Movable;
+    }
+
+    /// <summary>How the advice names the folder of an accepted origin, e.g. "the .NET installation".</summary>
+    public static string Describe(SourceOrigin origin) => origin switch
+    {
+        SourceOrigin.DotNetInstallation => "the .NET installation",
+        SourceOrigin.MSBuildInstallation => "MSBuild's installation",
+        SourceOrigin.NuGetFallbackFolder => "a NuGet fallback folder",
+        SourceOrigin.Listed => "listed in CopyOnWriteAcceptCopiesFrom",
+        SourceOrigin.PackageCache => "the NuGet package cache",
+        _ => "a folder that can move",
+    };
+
+    /// <summary>
+    /// The .NET installation and MSBuild's: found from the MSBuild assemblies this task runs with, and from
+    /// DOTNET_HOST_PATH, which the .NET CLI sets to the dotnet executable that runs the build.
+    /// </summary>
+    private static IEnumerable<(string, SourceOrigin)> InstallationsRunningTheBuild(Func<string, string?> environment)
+    {
+        if (MSBuildInstallation.Value is (string, SourceOrigin) msbuild)
+        {
+            yield return msbuild;
+        }
+
+        string? dotnet = environment("DOTNET_HOST_PATH");
+        if (!string.IsNullOrEmpty(dotnet) && Path.IsPathRooted(dotnet) && Path.GetDirectoryName(dotnet) is string dotnetRoot)
+        {
+            yield return (dotnetRoot, SourceOrigin.DotNetInstallation);
+        }
+    }
+
+    /// <summary>MSBuild on .NET runs from DOTNET/sdk/VERSION (the whole .NET installation is meant); MSBuild.exe from ...\MSBuild\Current\Bin[\amd64 or \arm64].</summary>
+    private static (string, SourceOrigin)? FindMSBuildInstallation()
+    {
+        string? assemblies = Path.GetDirectoryName(typeof(ITaskItem).Assembly.Location);
+        if (string.IsNullOrEmpty(assemblies))
+        {
+            return null;
+        }
+
+        var bin = new DirectoryInfo(assemblies!);
+        if (bin.Parent is { Name: "sdk", Parent: DirectoryInfo dotnetRoot })
+        {
+            return (dotnetRoot.FullName, SourceOrigin.DotNetInstallation);
+        }
+
+        DirectoryInfo folder = bin.Name is "amd64" or "arm64" && bin.Parent is not null ? bin.Parent : bin;
+        return (folder.Name.Equals("Bin", StringComparison.OrdinalIgnoreCase) && folder.Parent?.Parent is DirectoryInfo msbuildRoot ? msbuildRoot.FullName : folder.FullName, SourceOrigin.MSBuildInstallation);
+    }
+
+    private static bool Contains(string folder, string path)
+    {
+        string root = folder.TrimEnd('/', '\\');
+        return path.StartsWith(root, MSBuildHost.PathComparison)
+            && (path.Length == root.Length || path[root.Length] is '/' or '\\');
+    }
+}
