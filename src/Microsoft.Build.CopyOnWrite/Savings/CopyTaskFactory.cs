@@ -23,7 +23,8 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// Sdk.targets registers the task through this factory only when a project file set a value, so the default
 /// build, and settings given with -p: or in the environment (which the task reads itself, see
 /// <see cref="CopyOnWriteSettings.FromBuild"/>), keep MSBuild's ordinary assembly task factory. That matters in a
-/// multi-threaded build (-mt): MSBuild 18 refuses custom task factories there.
+/// multi-threaded build (-mt): MSBuild 18 refuses custom task factories there, so this factory then reports COW004
+/// with the command-line form of the settings instead.
 /// MSBuild sets the parameters by reflection on <see cref="TaskType"/> (the task does not implement
 /// IGeneratedTask), the same way it does for tasks it loads from an assembly directly.
 /// </remarks>
@@ -39,7 +40,37 @@ public sealed class CopyTaskFactory : ITaskFactory
     public bool Initialize(string taskName, IDictionary<string, TaskPropertyInfo> parameterGroup, string taskBody, IBuildEngine taskFactoryLoggingHost)
     {
         _settings = CopyOnWriteSettings.Parse(taskBody, out _problem);
+        if (IsMultiThreadedBuild(taskFactoryLoggingHost))
+        {
+            // MSBuild refuses every custom task factory under -mt with an error that names neither the setting nor
+            // a fix. Said here instead, and "false" makes MSBuild drop this registration, so its own error does
+            // not follow (the project's Copy falls back to the stock task, and the build fails on this error).
+            taskFactoryLoggingHost.LogErrorEvent(new BuildErrorEventArgs(
+                subcategory: null,
+                code: SavingsReport.MultiThreadedProjectSettingCode,
+                file: taskFactoryLoggingHost.ProjectFileOfTaskNode,
+                lineNumber: taskFactoryLoggingHost.LineNumberOfTaskNode,
+                columnNumber: taskFactoryLoggingHost.ColumnNumberOfTaskNode,
+                endLineNumber: 0,
+                endColumnNumber: 0,
+                message: SavingsReport.DescribeProjectSettingsUnderMultiThreadedBuild(_settings),
+                helpKeyword: null,
+                senderName: FactoryName));
+            return false;
+        }
+
         return true; // a bad value is reported by the task, with its code, where the Copy runs
+    }
+
+    /// <summary>
+    /// Whether MSBuild runs this build multi-threaded (-mt). MSBuild tells task factories so only through an internal
+    /// interface (ITaskFactoryBuildParameterProvider, which its own inline factories read), hence the lookup by
+    /// name: should a later MSBuild rename it, this says false and MSBuild's own refusal of the factory is shown.
+    /// </summary>
+    private static bool IsMultiThreadedBuild(IBuildEngine engine)
+    {
+        Type? provider = engine.GetType().GetInterfaces().FirstOrDefault(contract => contract.FullName == "Microsoft.Build.Framework.ITaskFactoryBuildParameterProvider");
+        return provider?.GetProperty("IsMultiThreadedBuild")?.GetValue(engine) is true;
     }
 
     public TaskPropertyInfo[] GetTaskParameters()
