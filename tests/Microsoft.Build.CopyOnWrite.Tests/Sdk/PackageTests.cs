@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.IO.Compression;
 using System.Linq;
+using System.Text.Json;
 using System.Xml.Linq;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -58,5 +59,16 @@ public sealed class PackageTests
         Assert.IsTrue(File.Exists(Path.Combine(folder, "bin", "Debug", "net10.0", "data.bin")));
         Assert.AreEqual(0, disabled.SummaryLines.Count, "DisableCopyOnWrite=true still ran our task:\n" + disabled);
         Assert.IsTrue(disabled.CopyingLines.Count > 0);
+    }
+
+    [TestMethod]
+    [DataRow("global.json")]
+    [DataRow("samples/global.json")]
+    public void Each_global_json_asks_for_the_version_this_repository_packs(string globalJsonPath)
+    {
+        using JsonDocument globalJson = JsonDocument.Parse(File.ReadAllText(Path.Combine(RepositoryLayout.Root, globalJsonPath)));
+        string wanted = globalJson.RootElement.GetProperty("msbuild-sdks").GetProperty("Microsoft.Build.CopyOnWrite").GetString()!;
+
+        Assert.AreEqual(SdkPackage.Version, wanted, $"{globalJsonPath} names another version than Directory.Build.props packs");
     }
 }

@@ -1,6 +1,5 @@
 using System.IO;
 using System.Linq;
-using System.Text.Json;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -91,14 +90,5 @@ public sealed class SampleBuildTests
         {
             Assert.AreEqual(before, s_outputsAfterSecondBuild.Files[path], $"{path} was rewritten (inode or time changed)");
         }
-    }
-
-    [TestMethod]
-    public void The_sample_asks_for_the_version_this_repository_packs()
-    {
-        using JsonDocument globalJson = JsonDocument.Parse(File.ReadAllText(Path.Combine(RepositoryLayout.Samples, "global.json")));
-        string wanted = globalJson.RootElement.GetProperty("msbuild-sdks").GetProperty("Microsoft.Build.CopyOnWrite").GetString()!;
-
-        Assert.AreEqual(SdkPackage.Version, wanted, "samples/global.json names another version than Directory.Build.props packs");
     }
 }
