@@ -16,7 +16,7 @@ public sealed class AliasingTests
 {
     private const int Size = 300_000;
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]
@@ -43,7 +43,7 @@ public sealed class AliasingTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]
@@ -66,7 +66,7 @@ public sealed class AliasingTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]
@@ -97,7 +97,7 @@ public sealed class AliasingTests
     /// source makes any rewrite visible in its mode. (The stock task deletes the destination first, and
     /// so deletes the source: MSB3021 "Could not find file".)
     /// </summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4", "symlinked folder")]
     [DataRow("xfs", "symlinked folder")]
     [DataRow("btrfs", "symlinked folder")]
@@ -170,7 +170,7 @@ public sealed class AliasingTests
         }
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void A_destination_that_is_a_symlink_to_a_folder_fails_with_MSB3024_and_the_folder_is_untouched(string kind)
@@ -195,7 +195,7 @@ public sealed class AliasingTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void A_destination_that_is_a_dangling_symlink_is_replaced_by_a_file_and_nothing_appears_at_its_target(string kind)
@@ -215,7 +215,7 @@ public sealed class AliasingTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]

@@ -16,7 +16,7 @@ namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Aliasing;
 [TestClass]
 public sealed class LongNameTests
 {
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4", "copy", "漢")]
     [DataRow("xfs", "copy", "漢")]
     [DataRow("btrfs", "copy", "漢")]

@@ -57,7 +57,7 @@ public sealed class BadInputTests
            from c in BadInputProject.Cases.Where(c => c.StockToo)
            select new object[] { kind, c.Name };
 
-    [DataTestMethod]
+    [TestMethod]
     [DynamicData(nameof(StockComparableCases), DynamicDataDisplayName = nameof(DisplayName))]
     public void Bad_input_gives_exactly_the_stock_tasks_codes_and_messages(string kind, string caseName)
     {
@@ -76,7 +76,7 @@ public sealed class BadInputTests
         }
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void The_inputs_that_succeed_write_the_same_files_as_the_stock_task_and_no_others(string kind)
@@ -95,7 +95,7 @@ public sealed class BadInputTests
         Assert.IsTrue(project.Ours.Elapsed < TimeSpan.FromSeconds(30), $"our run took {project.Ours.Elapsed}");
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void A_FIFO_source_fails_at_once_with_MSB3021_where_the_stock_task_hangs(string kind)
@@ -115,7 +115,7 @@ public sealed class BadInputTests
         Assert.AreEqual(-1, stock.ExitCode, $"the stock task was expected to hang on a FIFO with no writer (premise):\n{stock}");
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void An_endless_device_source_is_refused_at_once_where_the_stock_task_fills_the_disk(string kind)

@@ -21,13 +21,13 @@ public sealed class ConcurrentCopyTests
     private const int Processes = 4;
     private const int RoundsPerProcess = 200;
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void Processes_copying_the_same_source_to_one_destination_never_fail_and_readers_see_only_the_whole_file(string kind)
         => CopyConcurrently(kind, differentSources: false);
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]

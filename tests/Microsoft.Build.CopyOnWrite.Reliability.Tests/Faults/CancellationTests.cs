@@ -18,7 +18,7 @@ public sealed class CancellationTests
 {
     private static readonly TimeSpan Prompt = TimeSpan.FromSeconds(5);
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void Cancel_during_a_large_copy_returns_promptly_and_leaves_the_previous_destination(string kind)
@@ -48,7 +48,7 @@ public sealed class CancellationTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void Cancel_during_a_retry_wait_returns_promptly(string kind)
@@ -83,7 +83,7 @@ public sealed class CancellationTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void Ctrl_C_during_a_large_copy_ends_the_build_promptly_with_the_previous_destination(string kind)
@@ -105,7 +105,7 @@ public sealed class CancellationTests
         Assert.AreEqual(0, run.Diagnostics.Count, $"a cancel is not a copy failure (no MSB3021, and no MSB4181 'returned false without an error'):\n{run}");
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void Ctrl_C_during_a_retry_wait_ends_the_build_promptly(string kind)

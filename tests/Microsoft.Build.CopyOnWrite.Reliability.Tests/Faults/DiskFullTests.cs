@@ -11,7 +11,7 @@ namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Faults;
 [TestClass]
 public sealed class DiskFullTests
 {
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4", true)]
     [DataRow("ext4", false)]
     [DataRow("xfs", true)]

@@ -18,7 +18,7 @@ namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Faults;
 [TestClass]
 public sealed class KillTests
 {
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void A_build_killed_while_copying_a_large_file_leaves_the_previous_destination_and_no_temporary_file(string kind)

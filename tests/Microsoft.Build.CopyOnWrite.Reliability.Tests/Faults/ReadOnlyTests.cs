@@ -23,7 +23,7 @@ public sealed class ReadOnlyTests
     /// cannot delete the old file either, but then overwrites it in place, which works here because only
     /// the folder is immutable: a deliberate difference, since writing in place is what writes through links.
     /// </summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]
@@ -55,7 +55,7 @@ public sealed class ReadOnlyTests
         Assert.IsTrue(stock.Succeeded && TestFiles.SameBytes(source, stockDestination), $"the stock task overwrites in place here (premise):\n{stock}");
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]
@@ -84,7 +84,7 @@ public sealed class ReadOnlyTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void A_read_only_file_system_fails_like_the_stock_task_and_keeps_the_old_destination(string kind)
@@ -117,7 +117,7 @@ public sealed class ReadOnlyTests
     }
 
     /// <summary>Permissions (not root's immutable flag): the build runs as `nobody` through a real project.</summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void An_unprivileged_build_cannot_replace_a_read_only_destination_and_fails_like_the_stock_task(string kind)
@@ -152,7 +152,7 @@ public sealed class ReadOnlyTests
     /// A folder the build may not write (mode 555) holding a file it owns: ours cannot create its temporary
     /// file and fails, leaving the file as it was; the stock task overwrites the file in place and succeeds.
     /// </summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void An_unprivileged_build_cannot_replace_a_file_in_a_read_only_folder_and_leaves_it_untouched(string kind)

@@ -18,7 +18,7 @@ public sealed class SourceChangesTests
 {
     private const int Size = 3 << 20;
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]
@@ -41,7 +41,7 @@ public sealed class SourceChangesTests
     }
 
     /// <summary>The retry warning carries the same text File.Copy (so the stock task) would give for the missing path.</summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     public void A_source_whose_folder_is_deleted_before_copying_warns_with_the_text_File_Copy_gives_then_fails_with_MSB3030(string kind)
@@ -54,7 +54,7 @@ public sealed class SourceChangesTests
 
         CopyRun run = OurCopy.Run(new CopyRequest { Sources = [source], Destinations = [destination], Retries = 1, Engine = engine });
 
-        string fileCopySays = Assert.ThrowsException<DirectoryNotFoundException>(() => File.Copy(source, Path.Combine(folder, "probe.bin"))).Message;
+        string fileCopySays = Assert.ThrowsExactly<DirectoryNotFoundException>(() => File.Copy(source, Path.Combine(folder, "probe.bin"))).Message;
         Assert.IsFalse(run.Succeeded);
         CollectionAssert.AreEqual(new[] { "MSB3030" }, run.ErrorCodes.ToArray(), run.ToString());
         CollectionAssert.AreEqual(new[] { "MSB3026" }, run.WarningCodes.ToArray(), run.ToString());
@@ -63,7 +63,7 @@ public sealed class SourceChangesTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]
@@ -86,7 +86,7 @@ public sealed class SourceChangesTests
         CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4")]
     [DataRow("xfs")]
     [DataRow("btrfs")]

@@ -11,7 +11,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Cloning;
 [TestClass]
 public sealed class CloneErrorsTests
 {
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(18, FallbackReason.DifferentVolumes, "EXDEV")]
     [DataRow(95, FallbackReason.FileSystemCannotClone, "EOPNOTSUPP")]
     [DataRow(22, FallbackReason.FileSystemCannotClone, "EINVAL")]
@@ -26,7 +26,7 @@ public sealed class CloneErrorsTests
         Assert.AreEqual(expected, (object?)CloneErrors.ClassifyLinux(errno), name);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(5, "EIO")]
     [DataRow(12, "ENOMEM")]
     [DataRow(28, "ENOSPC")]
@@ -37,7 +37,7 @@ public sealed class CloneErrorsTests
         Assert.IsNull(CloneErrors.ClassifyLinux(errno), name);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(18, FallbackReason.DifferentVolumes, "EXDEV")]
     [DataRow(45, FallbackReason.FileSystemCannotClone, "ENOTSUP")]
     [DataRow(102, FallbackReason.FileSystemCannotClone, "EOPNOTSUPP")]
@@ -53,7 +53,7 @@ public sealed class CloneErrorsTests
         Assert.AreEqual(expected, (object?)CloneErrors.ClassifyMac(errno), name);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(5, "EIO")]
     [DataRow(28, "ENOSPC")]
     [DataRow(69, "EDQUOT")]

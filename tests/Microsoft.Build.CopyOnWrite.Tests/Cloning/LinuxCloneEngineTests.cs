@@ -16,7 +16,7 @@ public sealed class LinuxCloneEngineTests
 
     private static LinuxCloneEngine NewEngine(CloneCapabilityCache? cache = null) => new(cache ?? new CloneCapabilityCache(), RuntimeInformation.ProcessArchitecture);
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("xfs")]
     [DataRow("btrfs")]
     public void A_file_on_a_clone_capable_file_system_is_cloned_and_shares_its_extents(string kind)
@@ -34,7 +34,7 @@ public sealed class LinuxCloneEngineTests
         SharedExtents.AssertAllShared(source, $"the source of a clone on {kind}");
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("xfs")]
     [DataRow("btrfs")]
     public void Writing_into_a_clone_leaves_the_source_untouched(string kind)
@@ -71,7 +71,7 @@ public sealed class LinuxCloneEngineTests
         SharedExtents.AssertNoneShared(destination, "a byte copy on ext4");
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("ext4", "xfs")]
     [DataRow("xfs", "btrfs")]
     [DataRow("btrfs", "xfs")]
@@ -104,7 +104,7 @@ public sealed class LinuxCloneEngineTests
     }
 
     /// <summary>A new destination of an empty source is created at its name (nothing to see half of); an existing one is still replaced.</summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("xfs")]
     [DataRow("ext4")]
     public void An_empty_source_replaces_an_existing_file_or_symlink_and_never_writes_through_it(string kind)
@@ -184,7 +184,7 @@ public sealed class LinuxCloneEngineTests
     /// An empty file is read once, as File.Copy reads it: that read moves the source's access time (relatime,
     /// an access time older than a day), and File.Copy carries the moved one over. Field by field, as below.
     /// </summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("xfs", "644")]
     [DataRow("btrfs", "444")]
     [DataRow("ext4", "755")]
@@ -221,7 +221,7 @@ public sealed class LinuxCloneEngineTests
     }
 
     /// <summary>Field by field against File.Copy (what the stock task uses), plus the stock task's owner-writable rule.</summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("xfs", "644")]
     [DataRow("xfs", "755")]
     [DataRow("xfs", "444")]
@@ -260,7 +260,7 @@ public sealed class LinuxCloneEngineTests
         Assert.AreEqual(ownerWritable, actual.Mode, "File.Copy's mode plus owner-write, as the stock Copy task leaves it");
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("xfs")]
     [DataRow("ext4")]
     public void An_existing_destination_that_is_a_hard_link_is_replaced_not_written_through(string kind)
@@ -280,7 +280,7 @@ public sealed class LinuxCloneEngineTests
         Assert.AreEqual(0, TestFiles.TemporaryLeftovers(folder).Length);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("xfs")]
     [DataRow("ext4")]
     public void An_existing_destination_that_is_a_symlink_is_replaced_by_a_file_and_its_target_is_untouched(string kind)
@@ -306,7 +306,7 @@ public sealed class LinuxCloneEngineTests
         string destination = TestFiles.Write(folder, "destination.bin", 1000);
         byte[] before = File.ReadAllBytes(destination);
 
-        Assert.ThrowsException<FileNotFoundException>(() => NewEngine().CloneOrCopy(Path.Combine(folder, "absent.bin"), destination, CancellationToken.None));
+        Assert.ThrowsExactly<FileNotFoundException>(() => NewEngine().CloneOrCopy(Path.Combine(folder, "absent.bin"), destination, CancellationToken.None));
 
         CollectionAssert.AreEqual(before, File.ReadAllBytes(destination));
         Assert.AreEqual(0, TestFiles.TemporaryLeftovers(folder).Length);
@@ -321,7 +321,7 @@ public sealed class LinuxCloneEngineTests
         using var cancelled = new CancellationTokenSource();
         cancelled.Cancel();
 
-        Assert.ThrowsException<OperationCanceledException>(() => NewEngine().CloneOrCopy(source, destination, cancelled.Token));
+        Assert.ThrowsExactly<OperationCanceledException>(() => NewEngine().CloneOrCopy(source, destination, cancelled.Token));
 
         Assert.IsFalse(File.Exists(destination));
         Assert.AreEqual(0, TestFiles.TemporaryLeftovers(folder).Length);

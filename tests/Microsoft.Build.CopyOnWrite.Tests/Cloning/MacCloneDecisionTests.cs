@@ -19,7 +19,7 @@ public sealed class MacCloneDecisionTests
 
     private static MacFileStatus StatusOf(uint type, long size) => new() { Mode = type | 0x1A4, Size = size, Device = 16777231 };
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(Directory)]
     [DataRow(Fifo)]
     public void A_source_that_is_not_a_regular_file_is_copied_without_trying_to_clone(uint type)
@@ -66,7 +66,7 @@ public sealed class MacCloneDecisionTests
         Assert.IsNull(detail);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(45)]  // ENOTSUP: not APFS
     [DataRow(102)] // EOPNOTSUPP
     public void A_file_system_that_cannot_clone_is_named_by_its_type(int errno)
@@ -86,7 +86,7 @@ public sealed class MacCloneDecisionTests
         Assert.AreEqual("Operation not permitted", detail);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(5)]  // EIO
     [DataRow(28)] // ENOSPC
     [DataRow(69)] // EDQUOT
@@ -98,7 +98,7 @@ public sealed class MacCloneDecisionTests
         Assert.IsNull(reason);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(0x8124u, 0x1A4u, "r--r--r-- becomes rw-r--r--")]
     [DataRow(0x81EDu, 0x1EDu, "rwxr-xr-x stays as it is")]
     [DataRow(0x8DEDu, 0x1EDu, "setuid and setgid are not carried over, as File.Copy does not")]
@@ -154,7 +154,7 @@ public sealed class MacCloneDecisionTests
         Assert.AreEqual(0xFFFFFFFEUL, MacStructLayouts.ParseStat(stat).Device);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("apfs")]
     [DataRow("msdos")]
     [DataRow("sixteen_chars_xx")] // fills f_fstypename[16] with no terminating NUL

@@ -63,18 +63,18 @@ public sealed class WindowsCloneDecisionTests
     {
         IReadOnlyList<CloneChunk> chunks = WindowsCloneDecisions.PlanChunks(fileSize, clusterBytes);
 
-        long expectedOffset = 0;
+        long coveredUpTo = 0;
         foreach (CloneChunk chunk in chunks)
         {
-            Assert.AreEqual(expectedOffset, chunk.Offset, "calls must follow each other without gap or overlap");
+            Assert.AreEqual(coveredUpTo, chunk.Offset, "calls must follow each other without gap or overlap");
             Assert.IsTrue(chunk.Length > 0 && chunk.Length < FourGiB, $"length {chunk.Length} must be under 4 GiB");
             Assert.AreEqual(0, chunk.Offset % clusterBytes, $"offset {chunk.Offset} must be cluster aligned");
             Assert.AreEqual(0, chunk.Length % clusterBytes, $"length {chunk.Length} must be whole clusters");
-            expectedOffset += chunk.Length;
+            coveredUpTo += chunk.Length;
         }
 
         long endOfLastCluster = (fileSize + clusterBytes - 1) / clusterBytes * clusterBytes;
-        Assert.AreEqual(endOfLastCluster, expectedOffset, "the calls must cover the file up to its last cluster's end");
+        Assert.AreEqual(endOfLastCluster, coveredUpTo, "the calls must cover the file up to its last cluster's end");
         Assert.AreEqual((int)Math.Ceiling((double)endOfLastCluster / (FourGiB - clusterBytes)), chunks.Count, "as few calls as the limit allows");
     }
 

@@ -9,7 +9,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 [TestClass]
 public sealed class CloneCapableSampleBuildTests
 {
-    [DataTestMethod]
+    [TestMethod]
     [DataRow("xfs")]
     [DataRow("btrfs")]
     public void On_a_clone_capable_file_system_the_sample_build_clones_and_outputs_share_extents_with_their_sources(string kind)

@@ -80,7 +80,7 @@ public sealed class TaskFlavourTests
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(MultiThreaded)]
     [DataRow(MultiThreadedForMSBuildExe)]
     public void The_multi_threaded_Copy_is_declared_thread_safe_and_takes_the_project_environment(string packagePath)
@@ -99,7 +99,7 @@ public sealed class TaskFlavourTests
     /// the shipped assembly makes, except from the build-wide summary logger, which is no task and lives in the
     /// process that started the build.
     /// </summary>
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(MultiThreaded)]
     [DataRow(MultiThreadedForMSBuildExe)]
     public void Nothing_in_the_multi_threaded_flavour_reads_or_changes_the_process_environment_or_current_directory(string packagePath)
@@ -119,7 +119,7 @@ public sealed class TaskFlavourTests
         Assert.AreEqual(0, offending.Length, string.Join(Environment.NewLine, offending));
     }
 
-    [DataTestMethod]
+    [TestMethod]
     [DataRow(ForOlderMSBuild, "net7.0")]
     [DataRow(ForOlderMSBuildExe, "net472")]
     public void The_flavour_for_older_MSBuild_uses_nothing_from_MSBuild_newer_than_17_7(string packagePath, string referenceTfm)
