@@ -91,6 +91,19 @@ public sealed partial class BuildLog
     [GeneratedRegex("^Copying file from \"(.+)\" to \"(.+)\"\\.$")]
     private static partial Regex CopyingMessage();
 
+    /// <summary>
+    /// Where MSBuild loaded each project's Copy task from, in its own words (-v:d and above): our task assembly's
+    /// path, or "Microsoft.Build.Tasks.Core, Version=..." for the stock task.
+    /// </summary>
+    public IReadOnlyList<string> CopyTaskAssemblies => Output.Split('\n')
+        .Select(line => CopyTaskAssembly().Match(line.Trim()))
+        .Where(match => match.Success)
+        .Select(match => match.Groups[1].Value)
+        .ToList();
+
+    [GeneratedRegex("^Using \"Copy\" task from assembly \"(.+)\"\\.$")]
+    private static partial Regex CopyTaskAssembly();
+
     public IReadOnlyList<string> CopyingLines => Output.Split('\n').Select(line => line.Trim()).Where(line => line.StartsWith("Copying file from", StringComparison.Ordinal)).ToList();
 
     /// <summary>Sum of "cloned N files" over all summary lines.</summary>

@@ -1,0 +1,70 @@
+using System.Collections.Generic;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
+
+/// <summary>Where a user sets DisableCopyOnWrite.</summary>
+public enum SettingRoute
+{
+    ProjectFile,
+    DirectoryBuildProps,
+    CommandLine,
+    EnvironmentVariable,
+}
+
+/// <summary>
+/// DisableCopyOnWrite, the switch of the Windows-only 1.x package of the same ID, brings back MSBuild's own Copy
+/// task when it is true or 1 (in any case), however the package is brought in and wherever the switch is set.
+/// Each row is a real build of a small repository from the packed package; MSBuild's own "Using Copy task from
+/// assembly" line says which task ran.
+/// </summary>
+[TestClass]
+public sealed class DisableCopyOnWriteTests
+{
+    [TestMethod]
+    [DataRow(PackageRoute.SdkElement, SettingRoute.ProjectFile, "true")]
+    [DataRow(PackageRoute.SdkElement, SettingRoute.DirectoryBuildProps, "1")]
+    [DataRow(PackageRoute.SdkElement, SettingRoute.CommandLine, "1")]
+    [DataRow(PackageRoute.SdkElement, SettingRoute.EnvironmentVariable, "TRUE")]
+    [DataRow(PackageRoute.PackageReference, SettingRoute.ProjectFile, "1")]
+    [DataRow(PackageRoute.PackageReference, SettingRoute.DirectoryBuildProps, "True")]
+    [DataRow(PackageRoute.PackageReference, SettingRoute.CommandLine, "true")]
+    [DataRow(PackageRoute.PackageReference, SettingRoute.EnvironmentVariable, "1")]
+    [DataRow(PackageRoute.GlobalPackageReference, SettingRoute.DirectoryBuildProps, "1")]
+    public void DisableCopyOnWrite_true_or_1_brings_back_MSBuilds_own_Copy(PackageRoute package, SettingRoute setting, string value)
+    {
+        (ConsumerRepository repository, ProcessResult build) = BuildWith(package, setting, value);
+
+        repository.AssertStockCopyRan(build);
+    }
+
+    [TestMethod]
+    [DataRow(PackageRoute.SdkElement, SettingRoute.CommandLine, "false")]
+    [DataRow(PackageRoute.PackageReference, SettingRoute.EnvironmentVariable, "0")]
+    [DataRow(PackageRoute.SdkElement, SettingRoute.ProjectFile, "")]
+    public void DisableCopyOnWrite_false_0_or_empty_keeps_our_Copy(PackageRoute package, SettingRoute setting, string value)
+    {
+        (ConsumerRepository repository, ProcessResult build) = BuildWith(package, setting, value);
+
+        repository.AssertOurCopyRan(build);
+    }
+
+    private static (ConsumerRepository, ProcessResult) BuildWith(PackageRoute package, SettingRoute setting, string value)
+    {
+        string property = $"<DisableCopyOnWrite>{value}</DisableCopyOnWrite>";
+        ConsumerRepository repository = ConsumerRepository.Create(
+            TestScratch.NewFolder($"disable-{package}-{setting}"),
+            package,
+            projectProperties: setting == SettingRoute.ProjectFile ? property : "",
+            directoryBuildProps: setting == SettingRoute.DirectoryBuildProps ? property : "");
+
+        ProcessResult build = setting switch
+        {
+            SettingRoute.CommandLine => repository.TryBuild(null, $"-p:DisableCopyOnWrite={value}"),
+            SettingRoute.EnvironmentVariable => repository.TryBuild(new Dictionary<string, string?> { ["DisableCopyOnWrite"] = value }),
+            _ => repository.TryBuild(),
+        };
+        return (repository, build);
+    }
+}
