@@ -8,9 +8,9 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
 /// <summary>
-/// Our package, packed once per test run from the working tree, and the environment a build needs to
-/// consume it like a user: a NuGet.config naming only that folder, and a package cache of its own so a
-/// package of the same version from an earlier run can never be picked up instead.
+/// Our package, packed once per test run from the working tree with the release command (build/pack.sh), and
+/// the environment a build needs to consume it like a user: a NuGet.config naming only that folder, and a
+/// package cache of its own so a package of the same version from an earlier run can never be picked up instead.
 /// </summary>
 public static class SdkPackage
 {
@@ -62,15 +62,21 @@ public static class SdkPackage
         return result;
     }
 
+    /// <summary>Runs the release command (build/pack.sh) of the repository at <paramref name="repositoryRoot"/>; returns the package's path.</summary>
+    public static string PackWithReleaseCommand(string repositoryRoot, string outputFolder)
+    {
+        // Packed with the developer's own package cache: restoring MSBuild's reference assemblies again per run is slow.
+        IDictionary<string, string?> environment = BuildEnvironment;
+        environment.Remove("NUGET_PACKAGES");
+        ProcessResult pack = ProcessRunner.Run("bash", [Path.Combine(repositoryRoot, "build", "pack.sh"), outputFolder], repositoryRoot, environment, TimeSpan.FromMinutes(10));
+        Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
+        return Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single();
+    }
+
     private static (string, string) Pack()
     {
         string folder = Path.Combine(TestScratch.RootFolder, "packages");
-        // Packed with the developer's own package cache: the working tree's restore state stays as it was.
-        IDictionary<string, string?> environment = BuildEnvironment;
-        environment.Remove("NUGET_PACKAGES");
-        ProcessResult pack = ProcessRunner.Run("dotnet", ["pack", RepositoryLayout.TaskProject, "-c", "Release", "-o", folder, "-nologo"], RepositoryLayout.Root, environment, TimeSpan.FromMinutes(10));
-        Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
-        string package = Directory.GetFiles(folder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single();
+        string package = PackWithReleaseCommand(RepositoryLayout.Root, folder);
         string version = Regex.Match(Path.GetFileName(package), @"^Microsoft\.Build\.CopyOnWrite\.(.+)\.nupkg$").Groups[1].Value;
         return (folder, version);
     }

@@ -3,23 +3,23 @@ using System.IO;
 using System.IO.Compression;
 using System.Linq;
 using System.Text.Json;
+using System.Text.RegularExpressions;
 using System.Xml.Linq;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
-/// <summary>The package itself, and the PackageReference route into a build.</summary>
+/// <summary>The package the release command (build/pack.sh) makes of the working tree, read from the .nupkg.</summary>
 [TestClass]
-public sealed class PackageTests
+public sealed partial class PackageTests
 {
     [TestMethod]
     public void The_package_is_a_development_dependency_MSBuild_SDK_with_both_task_flavours_and_no_MSBuild_assemblies()
     {
         using ZipArchive package = ZipFile.OpenRead(SdkPackage.PackagePath);
         string[] entries = package.Entries.Select(e => e.FullName).ToArray();
-        XDocument nuspec = XDocument.Load(package.Entries.Single(e => e.FullName.EndsWith(".nuspec", StringComparison.Ordinal)).Open());
-        XNamespace ns = nuspec.Root!.Name.Namespace;
+        (XDocument nuspec, XNamespace ns) = Nuspec(package);
 
         CollectionAssert.IsSubsetOf(
             new[] { "Sdk/Sdk.props", "Sdk/Sdk.targets", "build/Microsoft.Build.CopyOnWrite.props", "build/Microsoft.Build.CopyOnWrite.targets", "tools/net8.0/Microsoft.Build.CopyOnWrite.dll", "tools/net472/Microsoft.Build.CopyOnWrite.dll", "tools/multithreaded/net10.0/Microsoft.Build.CopyOnWrite.dll", "tools/multithreaded/net472/Microsoft.Build.CopyOnWrite.dll" },
@@ -31,34 +31,30 @@ public sealed class PackageTests
     }
 
     [TestMethod]
-    public void A_PackageReference_replaces_Copy_and_DisableCopyOnWrite_brings_the_stock_task_back()
+    public void The_package_carries_the_MIT_license_its_authors_copyright_description_and_tags()
     {
-        string folder = TestScratch.NewFolder("packagereference");
-        SdkPackage.WriteNuGetConfig(folder);
-        File.WriteAllText(Path.Combine(folder, "global.json"), File.ReadAllText(Path.Combine(RepositoryLayout.Root, "global.json")));
-        File.WriteAllText(Path.Combine(folder, "Tool.csproj"), $"""
-            <Project Sdk="Microsoft.NET.Sdk">
-              <PropertyGroup>
-                <OutputType>Exe</OutputType>
-                <TargetFramework>net10.0</TargetFramework>
-              </PropertyGroup>
-              <ItemGroup>
-                <PackageReference Include="Microsoft.Build.CopyOnWrite" Version="{SdkPackage.Version}" PrivateAssets="all" />
-                <None Include="data.bin" CopyToOutputDirectory="PreserveNewest" />
-              </ItemGroup>
-            </Project>
-            """);
-        File.WriteAllText(Path.Combine(folder, "Program.cs"), "System.Console.WriteLine(\"tool\");");
-        TestFiles.Write(folder, "data.bin", 200_000);
+        using ZipArchive package = ZipFile.OpenRead(SdkPackage.PackagePath);
+        (XDocument nuspec, XNamespace ns) = Nuspec(package);
 
-        var withPackage = new BuildLog(SdkPackage.Dotnet(folder, "build", "-v:n", "-nologo", "-nr:false").Output);
-        Directory.Delete(Path.Combine(folder, "bin"), recursive: true);
-        var disabled = new BuildLog(SdkPackage.Dotnet(folder, "build", "-v:n", "-nologo", "-nr:false", "-p:DisableCopyOnWrite=true").Output);
+        XElement license = nuspec.Descendants(ns + "license").Single();
+        Assert.AreEqual("expression", license.Attribute("type")!.Value);
+        Assert.AreEqual("MIT", license.Value);
+        string packedLicense = Text(package, "LICENSE");
+        Assert.AreEqual(File.ReadAllText(Path.Combine(RepositoryLayout.Root, "LICENSE")), packedLicense, "the package carries the repository's LICENSE");
+        StringAssert.StartsWith(packedLicense, "MIT License");
+        Assert.AreEqual("Microsoft.Build.CopyOnWrite contributors", nuspec.Descendants(ns + "authors").Single().Value);
+        StringAssert.Contains(nuspec.Descendants(ns + "copyright").Single().Value, "Microsoft.Build.CopyOnWrite contributors");
+        StringAssert.Contains(nuspec.Descendants(ns + "description").Single().Value, "clones files");
+        CollectionAssert.IsSubsetOf(new[] { "msbuild", "copy-on-write", "reflink" }, nuspec.Descendants(ns + "tags").Single().Value.Split(' '));
+        Assert.AreEqual("README.md", nuspec.Descendants(ns + "readme").Single().Value);
+    }
 
-        Assert.IsTrue(withPackage.SummaryLines.Count > 0, "no CopyOnWrite summary through PackageReference:\n" + withPackage);
-        Assert.IsTrue(File.Exists(Path.Combine(folder, "bin", "Debug", "net10.0", "data.bin")));
-        Assert.AreEqual(0, disabled.SummaryLines.Count, "DisableCopyOnWrite=true still ran our task:\n" + disabled);
-        Assert.IsTrue(disabled.CopyingLines.Count > 0);
+    [TestMethod]
+    public void The_version_sorts_above_the_Windows_only_1_x_package_of_the_same_ID()
+    {
+        var version = new Version(SdkPackage.Version.Split('-')[0]);
+
+        Assert.IsTrue(version.Major >= 2, $"{SdkPackage.Version} does not sort above 1.0.x and 1.1.x");
     }
 
     [TestMethod]
@@ -71,4 +67,94 @@ public sealed class PackageTests
 
         Assert.AreEqual(SdkPackage.Version, wanted, $"{globalJsonPath} names another version than Directory.Build.props packs");
     }
+
+    /// <summary>The working tree has no origin URL: the package names the commit and nothing it cannot know.</summary>
+    [TestMethod]
+    public void Without_a_repository_URL_the_package_names_the_commit_and_its_README_no_relative_link()
+    {
+        using ZipArchive package = ZipFile.OpenRead(SdkPackage.PackagePath);
+        (XDocument nuspec, XNamespace ns) = Nuspec(package);
+        string readme = Text(package, "README.md");
+
+        XElement repository = nuspec.Descendants(ns + "repository").Single();
+        Assert.AreEqual("git", repository.Attribute("type")!.Value);
+        Assert.IsTrue(Regex.IsMatch(repository.Attribute("commit")?.Value ?? "", "^[0-9a-f]{40}$"), repository.ToString());
+        Assert.IsNull(repository.Attribute("url"), "no URL was known, none may be made up: " + repository);
+        Assert.AreEqual(0, nuspec.Descendants(ns + "projectUrl").Count());
+        Assert.AreEqual(0, LinkTargets(readme).Count(target => !HasScheme(target)), "relative links in the packed README: " + string.Join(", ", LinkTargets(readme)));
+        StringAssert.StartsWith(readme, File.ReadLines(Path.Combine(RepositoryLayout.Root, "README.md")).First(), "the packed README is the repository's");
+    }
+
+    [TestMethod]
+    public void No_file_in_the_package_names_a_folder_of_the_machine_that_built_it()
+    {
+        using ZipArchive package = ZipFile.OpenRead(SdkPackage.PackagePath);
+
+        AssertNoBuildMachineFolders(package, RepositoryLayout.Root);
+    }
+
+    /// <summary>
+    /// Every DLL names its PDB by a /_/ path and every PDB its sources by /_/ paths (ContinuousIntegrationBuild), and
+    /// no file of the package holds one of the building machine's folders (<see cref="PackedAssemblyFacts.BuildMachineFolders"/>).
+    /// </summary>
+    internal static void AssertNoBuildMachineFolders(ZipArchive package, string repositoryRoot)
+    {
+        ZipArchiveEntry[] dlls = package.Entries.Where(e => e.FullName.EndsWith(".dll", StringComparison.Ordinal)).ToArray();
+        Assert.AreEqual(4, dlls.Length, "two flavours for two frameworks each");
+        foreach (ZipArchiveEntry dll in dlls)
+        {
+            string pdbPath = PackedAssemblyFacts.PdbPathNamedBy(Bytes(dll));
+            StringAssert.StartsWith(pdbPath, "/_/", $"{dll.FullName} names its PDB by a local path");
+
+            byte[] pdb = Bytes(package.GetEntry(Path.ChangeExtension(dll.FullName, ".pdb"))!);
+            var documents = PackedAssemblyFacts.SourceDocuments(pdb);
+            Assert.IsTrue(documents.Count > 10, $"{dll.FullName}'s PDB names only {documents.Count} sources");
+            Assert.IsTrue(documents.All(d => d.StartsWith("/_/", StringComparison.Ordinal)), $"{dll.FullName}'s PDB names local sources: " + string.Join(", ", documents.Where(d => !d.StartsWith("/_/", StringComparison.Ordinal)).Take(5)));
+        }
+
+        foreach (ZipArchiveEntry entry in package.Entries)
+        {
+            byte[] bytes = Bytes(entry);
+            bool writtenByTheBuild = entry.FullName.EndsWith(".dll", StringComparison.Ordinal) || entry.FullName.EndsWith(".pdb", StringComparison.Ordinal) || entry.FullName.EndsWith(".nuspec", StringComparison.Ordinal);
+            foreach (string folder in PackedAssemblyFacts.BuildMachineFolders(repositoryRoot, writtenByTheBuild))
+            {
+                Assert.IsFalse(PackedAssemblyFacts.Contains(bytes, folder), $"{entry.FullName} holds the build machine's folder {folder}");
+            }
+        }
+    }
+
+    internal static (XDocument Nuspec, XNamespace Ns) Nuspec(ZipArchive package)
+    {
+        using Stream stream = package.Entries.Single(e => e.FullName.EndsWith(".nuspec", StringComparison.Ordinal)).Open();
+        XDocument nuspec = XDocument.Load(stream);
+        return (nuspec, nuspec.Root!.Name.Namespace);
+    }
+
+    internal static string Text(ZipArchive package, string entryName)
+    {
+        using var reader = new StreamReader(package.GetEntry(entryName)!.Open());
+        return reader.ReadToEnd();
+    }
+
+    /// <summary>The targets of a Markdown text's inline links and images, and of its reference definitions.</summary>
+    internal static string[] LinkTargets(string markdown)
+        => InlineLinkTarget().Matches(markdown).Select(m => m.Groups[1].Value)
+            .Concat(ReferenceDefinitionTarget().Matches(markdown).Select(m => m.Groups[1].Value))
+            .ToArray();
+
+    internal static bool HasScheme(string target) => Regex.IsMatch(target, "^[A-Za-z][A-Za-z0-9+.-]*:");
+
+    private static byte[] Bytes(ZipArchiveEntry entry)
+    {
+        using Stream stream = entry.Open();
+        using var memory = new MemoryStream();
+        stream.CopyTo(memory);
+        return memory.ToArray();
+    }
+
+    [GeneratedRegex(@"\]\(([^)\s]+)[^)]*\)")]
+    private static partial Regex InlineLinkTarget();
+
+    [GeneratedRegex(@"(?m)^\s{0,3}\[[^\]]+\]:\s*(\S+)")]
+    private static partial Regex ReferenceDefinitionTarget();
 }

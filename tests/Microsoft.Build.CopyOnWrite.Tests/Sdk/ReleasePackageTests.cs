@@ -1,0 +1,77 @@
+using System.IO;
+using System.IO.Compression;
+using System.Linq;
+using System.Text.Json;
+using System.Xml.Linq;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
+
+/// <summary>
+/// The package a release makes: the release command run in a clone whose origin is the public repository's URL.
+/// The URL here is a stand-in of GitHub's shape (SourceLink knows github.com), not a real repository.
+/// </summary>
+[TestClass]
+public sealed class ReleasePackageTests
+{
+    private const string StandInRepository = "https://github.com/stand-in-owner/stand-in-repository";
+
+    private static ReleaseClone s_release = null!;
+
+    [ClassInitialize]
+    public static void PackInAReleaseClone(TestContext context) => s_release = ReleaseClone.Pack(StandInRepository + ".git");
+
+    [TestMethod]
+    public void The_package_names_the_repository_its_commit_and_its_project_page()
+    {
+        using ZipArchive package = ZipFile.OpenRead(s_release.PackagePath);
+        (XDocument nuspec, XNamespace ns) = PackageTests.Nuspec(package);
+
+        XElement repository = nuspec.Descendants(ns + "repository").Single();
+        Assert.AreEqual(StandInRepository + ".git", repository.Attribute("url")?.Value, repository.ToString());
+        Assert.AreEqual(s_release.Commit, repository.Attribute("commit")?.Value);
+        Assert.AreEqual(StandInRepository, nuspec.Descendants(ns + "projectUrl").Single().Value);
+    }
+
+    [TestMethod]
+    public void Every_link_of_the_package_README_into_the_repository_points_at_the_packed_commit()
+    {
+        using ZipArchive package = ZipFile.OpenRead(s_release.PackagePath);
+        string readme = PackageTests.Text(package, "README.md");
+        string[] targets = PackageTests.LinkTargets(readme);
+        string atCommit = $"{StandInRepository}/blob/{s_release.Commit}/";
+
+        Assert.IsTrue(targets.Count(target => target.StartsWith(atCommit, System.StringComparison.Ordinal)) > 0, "no link into the repository at all:\n" + string.Join("\n", targets));
+        Assert.AreEqual(0, targets.Count(target => !PackageTests.HasScheme(target)), "relative links left: " + string.Join(", ", targets.Where(t => !PackageTests.HasScheme(t))));
+        foreach (string target in targets.Where(t => t.StartsWith(StandInRepository, System.StringComparison.Ordinal)))
+        {
+            StringAssert.StartsWith(target, atCommit, "a link into the repository must name the packed commit");
+            string path = target[atCommit.Length..].Split('#', '?')[0];
+            Assert.IsTrue(File.Exists(Path.Combine(s_release.Root, path)) || Directory.Exists(Path.Combine(s_release.Root, path)), $"{target} points at {path}, which the repository does not have");
+        }
+    }
+
+    [TestMethod]
+    public void Each_PDB_links_its_sources_to_the_packed_commit_and_no_file_names_the_build_machine()
+    {
+        using ZipArchive package = ZipFile.OpenRead(s_release.PackagePath);
+        string expected = $"https://raw.githubusercontent.com/stand-in-owner/stand-in-repository/{s_release.Commit}/*";
+
+        foreach (ZipArchiveEntry pdb in package.Entries.Where(e => e.FullName.EndsWith(".pdb", System.StringComparison.Ordinal)))
+        {
+            using var memory = new MemoryStream();
+            using (Stream stream = pdb.Open())
+            {
+                stream.CopyTo(memory);
+            }
+
+            string? sourceLink = PackedAssemblyFacts.SourceLinkJson(memory.ToArray());
+            Assert.IsNotNull(sourceLink, $"{pdb.FullName} has no SourceLink");
+            using JsonDocument json = JsonDocument.Parse(sourceLink);
+            Assert.AreEqual(expected, json.RootElement.GetProperty("documents").GetProperty("/_/*").GetString(), pdb.FullName);
+        }
+
+        PackageTests.AssertNoBuildMachineFolders(package, s_release.Root);
+    }
+}
