@@ -33,9 +33,16 @@ public sealed class ConsumerRepository
 {
     public const string ContentFile = "data.bin";
 
-    private ConsumerRepository(string root) => Root = root;
+    private ConsumerRepository(string root, string packageCache)
+    {
+        Root = root;
+        PackageCache = packageCache;
+    }
 
     public string Root { get; }
+
+    /// <summary>The NuGet package cache (NUGET_PACKAGES) the builds use.</summary>
+    public string PackageCache { get; }
 
     /// <summary>Where the build copies the content file to.</summary>
     public string CopiedContent => Path.Combine(Root, "bin", "Debug", "net10.0", ContentFile);
@@ -44,7 +51,11 @@ public sealed class ConsumerRepository
     /// <param name="route">How the repository gets the package.</param>
     /// <param name="projectProperties">Extra XML inside the project file's PropertyGroup.</param>
     /// <param name="directoryBuildProps">Extra XML inside Directory.Build.props' PropertyGroup.</param>
-    public static ConsumerRepository Create(string folder, PackageRoute route, string projectProperties = "", string directoryBuildProps = "")
+    /// <param name="packageCache">
+    /// The package cache, by default the test run's (where our package may already be, so NuGet need not ask a source
+    /// for it): a test of how NuGet finds the package gives an empty one, as a fresh machine has.
+    /// </param>
+    public static ConsumerRepository Create(string folder, PackageRoute route, string projectProperties = "", string directoryBuildProps = "", string? packageCache = null)
     {
         SdkPackage.WriteNuGetConfig(folder);
         File.WriteAllText(Path.Combine(folder, "global.json"), GlobalJson(withOurSdk: route == PackageRoute.SdkElement));
@@ -96,7 +107,7 @@ public sealed class ConsumerRepository
             """);
         File.WriteAllText(Path.Combine(folder, "Lib.cs"), "public static class Lib { }");
         TestFiles.Write(folder, ContentFile, 100_000);
-        return new ConsumerRepository(folder);
+        return new ConsumerRepository(folder, packageCache ?? SdkPackage.PackageCache);
     }
 
     /// <summary>Replaces one of the repository's files (a NuGet.config with source mapping, a project file...).</summary>
@@ -106,6 +117,7 @@ public sealed class ConsumerRepository
     public ProcessResult TryBuild(IDictionary<string, string?>? environmentVariables = null, params string[] arguments)
     {
         IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
+        environment["NUGET_PACKAGES"] = PackageCache;
         foreach ((string name, string? value) in environmentVariables ?? new Dictionary<string, string?>())
         {
             environment[name] = value;
@@ -122,7 +134,7 @@ public sealed class ConsumerRepository
         string packageFolder = $"/microsoft.build.copyonwrite/{SdkPackage.Version}/";
         Assert.IsTrue(log.CopyTaskAssemblies.Count > 0, "MSBuild did not say where Copy came from:\n" + build.Output);
         Assert.IsTrue(
-            log.CopyTaskAssemblies.All(assembly => assembly.StartsWith(SdkPackage.PackageCache, StringComparison.Ordinal) && assembly.Contains(packageFolder, StringComparison.Ordinal)),
+            log.CopyTaskAssemblies.All(assembly => assembly.StartsWith(PackageCache, StringComparison.Ordinal) && assembly.Contains(packageFolder, StringComparison.Ordinal)),
             "Copy came from elsewhere than the package under test: " + string.Join(", ", log.CopyTaskAssemblies));
         Assert.IsTrue(log.SummaryLines.Count > 0, "our task wrote no summary line:\n" + build.Output);
         Assert.IsTrue(File.Exists(CopiedContent), $"{ContentFile} was not copied to the output");

@@ -1,0 +1,115 @@
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
+
+/// <summary>
+/// Each way the README shows to get the package, as a real build of a small repository from the packed package
+/// in a package cache of the test run's own. "Our Copy ran" is MSBuild's own word: its "Using Copy task from
+/// assembly" line names the task assembly in that cache, and our summary line and the copied file are there.
+/// </summary>
+[TestClass]
+public sealed class GettingThePackageTests
+{
+    [TestMethod]
+    [DataRow(PackageRoute.SdkElement)]
+    [DataRow(PackageRoute.SdkElementWithVersion)]
+    [DataRow(PackageRoute.PackageReference)]
+    [DataRow(PackageRoute.GlobalPackageReference)]
+    public void Each_route_into_a_repository_runs_our_Copy(PackageRoute route)
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder($"route-{route}"), route);
+
+        ProcessResult build = repository.TryBuild();
+
+        repository.AssertOurCopyRan(build);
+    }
+
+    /// <summary>Central package management keeps versions out of project files, so the plain PackageReference snippet fails there.</summary>
+    [TestMethod]
+    public void Under_central_package_management_a_PackageReference_with_a_version_fails_with_NU1008()
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("cpm-packagereference"), PackageRoute.PackageReference);
+        repository.Write("Directory.Packages.props", """
+            <Project>
+              <PropertyGroup>
+                <ManagePackageVersionsCentrally>true</ManagePackageVersionsCentrally>
+              </PropertyGroup>
+            </Project>
+            """);
+
+        ProcessResult build = repository.TryBuild();
+
+        Assert.IsFalse(build.Succeeded, "expected NU1008:\n" + build.Output);
+        StringAssert.Contains(build.Output, "error NU1008");
+        StringAssert.Contains(build.Output, "Microsoft.Build.CopyOnWrite");
+    }
+
+    /// <summary>
+    /// With packageSourceMapping, NuGet looks for a package only on the sources mapped to it. A repository whose
+    /// mapping sends every ID to its own feed cannot resolve the SDK (MSB4236) until our package is mapped to the
+    /// source that serves it. The package cache starts empty, as on a fresh machine: a package already in the cache
+    /// is used without asking any source.
+    /// </summary>
+    [TestMethod]
+    public void With_package_source_mapping_the_SDK_is_not_found_until_our_package_is_mapped_to_its_source()
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("source-mapping"), PackageRoute.SdkElement, packageCache: TestScratch.NewFolder("empty-package-cache"));
+        string companyFeed = TestScratch.NewFolder("company-feed");
+
+        repository.Write("NuGet.config", NuGetConfigWithSourceMapping(companyFeed, mapOurPackage: false));
+        ProcessResult unmapped = repository.TryBuild();
+        repository.Write("NuGet.config", NuGetConfigWithSourceMapping(companyFeed, mapOurPackage: true));
+        ProcessResult mapped = repository.TryBuild();
+
+        Assert.IsFalse(unmapped.Succeeded, unmapped.Output);
+        StringAssert.Contains(unmapped.Output, "error MSB4236");
+        StringAssert.Contains(unmapped.Output, "PackageSourceMapping is enabled");
+        repository.AssertOurCopyRan(mapped);
+    }
+
+    [TestMethod]
+    public void With_package_source_mapping_a_GlobalPackageReference_needs_the_same_entry()
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("source-mapping-cpm"), PackageRoute.GlobalPackageReference, packageCache: TestScratch.NewFolder("empty-package-cache"));
+        string companyFeed = TestScratch.NewFolder("company-feed");
+
+        repository.Write("NuGet.config", NuGetConfigWithSourceMapping(companyFeed, mapOurPackage: false));
+        ProcessResult unmapped = repository.TryBuild();
+        repository.Write("NuGet.config", NuGetConfigWithSourceMapping(companyFeed, mapOurPackage: true));
+        ProcessResult mapped = repository.TryBuild();
+
+        Assert.IsFalse(unmapped.Succeeded, unmapped.Output);
+        StringAssert.Contains(unmapped.Output, "error NU1101");
+        StringAssert.Contains(unmapped.Output, "PackageSourceMapping is enabled");
+        repository.AssertOurCopyRan(mapped);
+    }
+
+    /// <summary>A repository's NuGet.config that maps every package to its own feed, and ours (when asked) to the source serving it.</summary>
+    private static string NuGetConfigWithSourceMapping(string companyFeed, bool mapOurPackage)
+    {
+        string ourMapping = mapOurPackage
+            ? """
+              <packageSource key="copy-on-write">
+                  <package pattern="Microsoft.Build.CopyOnWrite" />
+                </packageSource>
+              """
+            : "";
+        return $"""
+            <?xml version="1.0" encoding="utf-8"?>
+            <configuration>
+              <packageSources>
+                <clear />
+                <add key="company" value="{companyFeed}" />
+                <add key="copy-on-write" value="{SdkPackage.Folder}" />
+              </packageSources>
+              <packageSourceMapping>
+                <packageSource key="company">
+                  <package pattern="*" />
+                </packageSource>
+                {ourMapping}
+              </packageSourceMapping>
+            </configuration>
+            """;
+    }
+}
