@@ -24,14 +24,14 @@ public sealed class WindowsNativeLayoutTests
     public void The_control_codes_are_the_documented_CTL_CODEs()
     {
         Assert.AreEqual(0x98344u, WindowsStructs.FsctlDuplicateExtentsToFile);
-        Assert.AreEqual(WindowsStructs.CtlCode(FileDeviceFileSystem, 209, MethodBuffered, FileWriteData), WindowsStructs.FsctlDuplicateExtentsToFile);
+        Assert.AreEqual(WindowsStructs.FsctlDuplicateExtentsToFile, WindowsStructs.CtlCode(FileDeviceFileSystem, 209, MethodBuffered, FileWriteData));
         Assert.AreEqual(0x900C4u, WindowsStructs.FsctlSetSparse);
-        Assert.AreEqual(WindowsStructs.CtlCode(FileDeviceFileSystem, 49, MethodBuffered, FileAnyAccess), WindowsStructs.FsctlSetSparse);
+        Assert.AreEqual(WindowsStructs.FsctlSetSparse, WindowsStructs.CtlCode(FileDeviceFileSystem, 49, MethodBuffered, FileAnyAccess));
         Assert.AreEqual(0x9027Cu, WindowsStructs.FsctlGetIntegrityInformation);
-        Assert.AreEqual(WindowsStructs.CtlCode(FileDeviceFileSystem, 159, MethodBuffered, FileAnyAccess), WindowsStructs.FsctlGetIntegrityInformation);
-        Assert.AreEqual(WindowsStructs.CtlCode(FileDeviceFileSystem, 160, MethodBuffered, FileReadData | FileWriteData), WindowsStructs.FsctlSetIntegrityInformation);
+        Assert.AreEqual(WindowsStructs.FsctlGetIntegrityInformation, WindowsStructs.CtlCode(FileDeviceFileSystem, 159, MethodBuffered, FileAnyAccess));
+        Assert.AreEqual(WindowsStructs.FsctlSetIntegrityInformation, WindowsStructs.CtlCode(FileDeviceFileSystem, 160, MethodBuffered, FileReadData | FileWriteData));
         Assert.AreEqual(590803u, WindowsStructs.FsctlGetRetrievalPointersAndRefcount);
-        Assert.AreEqual(WindowsStructs.CtlCode(FileDeviceFileSystem, 244, MethodNeither, FileAnyAccess), WindowsStructs.FsctlGetRetrievalPointersAndRefcount);
+        Assert.AreEqual(WindowsStructs.FsctlGetRetrievalPointersAndRefcount, WindowsStructs.CtlCode(FileDeviceFileSystem, 244, MethodNeither, FileAnyAccess));
     }
 
     [TestMethod]
