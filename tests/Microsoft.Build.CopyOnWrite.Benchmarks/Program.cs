@@ -106,9 +106,9 @@ internal static class Program
             ? BenchmarkRunner.Run<CopyTaskBenchmarks>(config)
             : null;
         int freshRounds = rounds ?? (Settings.Smoke ? 2 : 10);
-        IReadOnlyList<FreshRun> fresh = only is "all" or "fresh" && package is not null
+        (IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> freshProbes) = only is "all" or "fresh" && package is not null
             ? FreshProcessBenchmarks.Run(package, mountPoints, freshRounds, typeof(FreshProcessLogger).Assembly.Location)
-            : [];
+            : ([], []);
         IReadOnlyList<SampleCopyTime> sample = only is "all" or "sample" && sampleMeasurement is not null ? SampleBuilds.Read(sampleMeasurement, "xfs") : [];
 
         Assembly stockAssembly = typeof(Microsoft.Build.Tasks.Copy).Assembly;
@@ -133,7 +133,7 @@ internal static class Program
             FreshRounds = freshRounds,
         };
 
-        string markdown = Report.Build(engine, task, fresh, sample, facts);
+        string markdown = Report.Build(engine, task, fresh, freshProbes, sample, facts);
         Console.WriteLine();
         Console.WriteLine(markdown);
         if (output is not null)

@@ -74,7 +74,7 @@ internal static class Report
         ["ext4"] = "ext4 (cannot clone)",
     };
 
-    public static string Build(Summary? engine, Summary? task, IReadOnlyList<FreshRun> fresh, IReadOnlyList<SampleCopyTime> sample, RunFacts facts)
+    public static string Build(Summary? engine, Summary? task, IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> probes, IReadOnlyList<SampleCopyTime> sample, RunFacts facts)
     {
         var md = new StringBuilder();
         md.AppendLine("# Benchmarks");
@@ -103,7 +103,7 @@ internal static class Report
 
         if (fresh.Count > 0)
         {
-            FreshProcessReport.Append(md, fresh, facts.FreshRounds);
+            FreshProcessReport.Append(md, fresh, probes, facts.FreshRounds);
         }
 
         if (sample.Count > 0)

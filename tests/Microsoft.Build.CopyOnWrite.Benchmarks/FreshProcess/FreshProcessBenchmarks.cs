@@ -9,15 +9,22 @@ using System.Text.RegularExpressions;
 
 namespace Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 
-/// <summary>One `dotnet msbuild` of the Copy project: the "Copy" row of -clp:PerformanceSummary and what the process compiled.</summary>
-/// <param name="JitMethods">Methods the JIT compiled in the whole process; <paramref name="CopyJitMethods"/> while the Copy task ran (approximately).</param>
-internal sealed record FreshRun(string FileSystem, string Set, string Variant, int Round, double CopyMilliseconds, long JitMethods, double JitMilliseconds, long CopyJitMethods, double CopyJitMilliseconds, string TaskAssembly, double LoadBefore);
+/// <summary>One timed `dotnet msbuild` of the Copy project: the "Copy" row of -clp:PerformanceSummary.</summary>
+internal sealed record FreshRun(string FileSystem, string Set, string Variant, int Round, double CopyMilliseconds, double LoadBefore);
+
+/// <summary>
+/// One untimed run of a case with <see cref="FreshProcessLogger"/>: what the JIT compiled while Copy ran and in the whole
+/// process, and which task assembly ran. Not in the timed runs: MSBuild creates every low-importance message for a
+/// logger it does not know, and that logger's own code is compiled by the JIT too.
+/// </summary>
+internal sealed record FreshProbe(string FileSystem, string Set, string Variant, long CopyJitMethods, double CopyJitMilliseconds, long JitMethods, string TaskAssembly);
 
 /// <summary>
 /// The cost every MSBuild node pays: a fresh `dotnet msbuild` process builds a project whose one target copies
 /// the set's files into an empty folder, with our task (the packed SDK, as a user gets it) or the stock one
 /// (-p:DisableCopyOnWrite=true). Rounds alternate which variant goes first; each run starts with the destination
-/// deleted and the file system flushed (outside the measurement).
+/// deleted and the file system flushed (outside the measurement). Before the rounds, one probe run per case and
+/// variant says where the JIT's time goes (<see cref="FreshProbe"/>).
 /// </summary>
 internal static class FreshProcessBenchmarks
 {
@@ -33,12 +40,26 @@ internal static class FreshProcessBenchmarks
 
     private static readonly Regex CopyRow = new(@"^\s*(?<ms>\d+) ms\s+Copy\s+(?<calls>\d+) calls\s*$", RegexOptions.Multiline);
 
-    public static IReadOnlyList<FreshRun> Run(string package, IReadOnlyDictionary<string, string> mountPoints, int rounds, string loggerAssembly)
+    public static (IReadOnlyList<FreshRun> Runs, IReadOnlyList<FreshProbe> Probes) Run(string package, IReadOnlyDictionary<string, string> mountPoints, int rounds, string loggerAssembly)
     {
         var workspaces = new Dictionary<string, string>();
         foreach ((string fs, string mountPoint) in mountPoints)
         {
             workspaces[fs] = Prepare(Path.Combine(mountPoint, "fresh-process"), package);
+        }
+
+        var probes = new List<FreshProbe>();
+        foreach ((string fs, string workspace) in workspaces)
+        {
+            foreach ((string set, _, _) in Sets)
+            {
+                foreach (string variant in new[] { Ours, Stock })
+                {
+                    FreshProbe probe = Probe(workspace, mountPoints[fs], fs, set, variant, loggerAssembly);
+                    Console.WriteLine($"fresh process, probe: {fs} {set} {variant}: JIT while Copy ran {probe.CopyJitMethods} methods {probe.CopyJitMilliseconds:0.0} ms, in the process {probe.JitMethods} methods; task {probe.TaskAssembly}");
+                    probes.Add(probe);
+                }
+            }
         }
 
         var runs = new List<FreshRun>();
@@ -51,15 +72,16 @@ internal static class FreshProcessBenchmarks
                 {
                     foreach (string variant in order)
                     {
-                        FreshRun run = RunOnce(workspace, mountPoints[fs], fs, set, variant, round, loggerAssembly);
-                        Console.WriteLine($"fresh process: round {round}/{rounds} {fs} {set} {variant}: Copy {run.CopyMilliseconds} ms; JIT while Copy ran {run.CopyJitMethods} methods {run.CopyJitMilliseconds:0.0} ms, in the process {run.JitMethods} methods {run.JitMilliseconds:0.0} ms");
-                        runs.Add(run);
+                        double load = Machine.LoadAverage() ?? double.NaN;
+                        (double copyMilliseconds, _) = Build(workspace, mountPoints[fs], fs, set, variant, logger: null);
+                        Console.WriteLine($"fresh process: round {round}/{rounds} {fs} {set} {variant}: Copy {copyMilliseconds} ms");
+                        runs.Add(new FreshRun(fs, set, variant, round, copyMilliseconds, load));
                     }
                 }
             }
         }
 
-        return runs;
+        return (runs, probes);
     }
 
     /// <summary>The package extracted, the sources written and one project per set, under <paramref name="workspace"/>.</summary>
@@ -97,7 +119,25 @@ internal static class FreshProcessBenchmarks
         return workspace;
     }
 
-    private static FreshRun RunOnce(string workspace, string mountPoint, string fs, string set, string variant, int round, string loggerAssembly)
+    private static FreshProbe Probe(string workspace, string mountPoint, string fs, string set, string variant, string loggerAssembly)
+    {
+        string result = Path.Combine(workspace, "logger-result.txt");
+        File.Delete(result);
+        Build(workspace, mountPoint, fs, set, variant, logger: $"{typeof(FreshProcessLogger).FullName},{loggerAssembly};{result}");
+        Dictionary<string, string> facts = File.ReadAllLines(result).Select(line => line.Split('=', 2)).ToDictionary(pair => pair[0], pair => pair[1]);
+        string assembly = facts["taskAssembly"];
+        if (variant == Ours ? assembly == "stock" : assembly != "stock")
+        {
+            throw new InvalidOperationException($"The {variant} build of {set} on {fs} ran the wrong task (task assembly: {assembly}).");
+        }
+
+        return new FreshProbe(fs, set, variant,
+            long.Parse(facts["copyJitMethods"], CultureInfo.InvariantCulture), double.Parse(facts["copyJitMilliseconds"], CultureInfo.InvariantCulture),
+            long.Parse(facts["jitMethods"], CultureInfo.InvariantCulture), assembly);
+    }
+
+    /// <summary>One fresh `dotnet msbuild` of the case into an empty, flushed destination: the "Copy" row (ms) and the output.</summary>
+    private static (double CopyMilliseconds, string Output) Build(string workspace, string mountPoint, string fs, string set, string variant, string? logger)
     {
         string folder = Path.Combine(workspace, SetFolder(set));
         string output = Path.Combine(folder, "out");
@@ -107,9 +147,6 @@ internal static class FreshProcessBenchmarks
         }
 
         Native.SyncFileSystem(mountPoint);
-        string result = Path.Combine(workspace, "logger-result.txt");
-        File.Delete(result);
-        double load = Machine.LoadAverage() ?? double.NaN;
 
         var start = new ProcessStartInfo("dotnet")
         {
@@ -118,9 +155,14 @@ internal static class FreshProcessBenchmarks
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        foreach (string argument in new[] { "msbuild", "copy.proj", "-nr:false", "-nologo", "-v:m", "-clp:PerformanceSummary", $"-logger:{typeof(FreshProcessLogger).FullName},{loggerAssembly};{result}" })
+        foreach (string argument in new[] { "msbuild", "copy.proj", "-nr:false", "-nologo", "-v:m", "-clp:PerformanceSummary" })
         {
             start.ArgumentList.Add(argument);
+        }
+
+        if (logger is not null)
+        {
+            start.ArgumentList.Add("-logger:" + logger);
         }
 
         if (variant == Stock)
@@ -146,22 +188,12 @@ internal static class FreshProcessBenchmarks
         Match row = CopyRow.Match(text);
         int expectedFiles = Sets.Single(s => s.Name == set).Count;
         int copied = Directory.Exists(output) ? Directory.GetFiles(output).Length : 0;
-        if (process.ExitCode != 0 || !row.Success || copied != expectedFiles || !File.Exists(result))
+        if (process.ExitCode != 0 || !row.Success || copied != expectedFiles)
         {
             throw new InvalidOperationException($"The {variant} build of {set} on {fs} failed or said nothing measurable (exit code {process.ExitCode}, {copied} of {expectedFiles} files copied):\n{text}\n{error.Result}");
         }
 
-        Dictionary<string, string> facts = File.ReadAllLines(result).Select(line => line.Split('=', 2)).ToDictionary(pair => pair[0], pair => pair[1]);
-        string assembly = facts["taskAssembly"];
-        if (variant == Ours ? assembly == "stock" : assembly != "stock")
-        {
-            throw new InvalidOperationException($"The {variant} build of {set} on {fs} ran the wrong task (task assembly: {assembly}).");
-        }
-
-        return new FreshRun(fs, set, variant, round, double.Parse(row.Groups["ms"].Value, CultureInfo.InvariantCulture),
-            long.Parse(facts["jitMethods"], CultureInfo.InvariantCulture), double.Parse(facts["jitMilliseconds"], CultureInfo.InvariantCulture),
-            long.Parse(facts["copyJitMethods"], CultureInfo.InvariantCulture), double.Parse(facts["copyJitMilliseconds"], CultureInfo.InvariantCulture),
-            assembly, load);
+        return (double.Parse(row.Groups["ms"].Value, CultureInfo.InvariantCulture), text);
     }
 
     private static string SetFolder(string set) => set.Replace(" ", string.Empty, StringComparison.Ordinal);
