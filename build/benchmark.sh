@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Benchmarks: the clone engine against File.Copy and a byte copy (XFS with reflink, btrfs, ext4), and our Copy
-# task against MSBuild's own (XFS, ext4). Makes its own loop-mounted file systems (sparse images under
-# /var/tmp), so it must run as root; unmounts and deletes them at the end, also on failure or Ctrl+C.
-# Writes the report to docs/benchmarks.md (or --out FILE) and prints it. Commits nothing.
+# Benchmarks, side by side in one run:
+#   1. the clone engine against File.Copy and a byte copy (XFS with reflink, btrfs, ext4), warm process;
+#   2. our Copy task against MSBuild's own (XFS, ext4), warm process, per-file work;
+#   3. a fresh `dotnet msbuild` process copying 1 file and 200 files, ours (the packed SDK) against stock, on XFS,
+#      btrfs and ext4, alternating rounds: the "Copy" row of -clp:PerformanceSummary and the JIT's share;
+#   4. the sample's clean and incremental builds on XFS, time in Copy, ours against stock (the measurement tool).
+# Makes its own loop-mounted file systems (sparse images under /var/tmp), so it must run as root; unmounts and
+# deletes them at the end, also on failure or Ctrl+C. Writes the report to docs/benchmarks.md (or --out FILE) and
+# prints it. Commits nothing. Needs a quiet machine for numbers worth quoting: the report records the load.
 #
-#   sudo ./build/benchmark.sh                 # the full run (about 25-35 minutes on a small machine)
-#   sudo ./build/benchmark.sh --smoke --out /tmp/smoke.md   # a quick check of the harness; numbers not for quoting
-#   sudo ./build/benchmark.sh --only engine   # or --only task
+#   sudo ./build/benchmark.sh                 # the full run (about 45-60 minutes on a small machine)
+#   sudo ./build/benchmark.sh --smoke --out /tmp/smoke.md   # a quick check of the harness (2 rounds, 1 sample run); numbers not for quoting
+#   sudo ./build/benchmark.sh --only fresh --rounds 20      # or --only engine|task|sample
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 project="$repo/tests/Microsoft.Build.CopyOnWrite.Benchmarks/Microsoft.Build.CopyOnWrite.Benchmarks.csproj"
@@ -57,11 +62,37 @@ make_fs btrfs ",nodiscard" mkfs.btrfs -q -f
 make_fs ext4 "" mkfs.ext4 -q -F
 export COW_BENCH_XFS="$work/xfs" COW_BENCH_BTRFS="$work/btrfs" COW_BENCH_EXT4="$work/ext4"
 
+only=all smoke=false
+for ((i = 1; i <= $#; i++)); do
+  case "${!i}" in
+    --only) j=$((i + 1)); only="${!j}" ;;
+    --smoke) smoke=true ;;
+  esac
+done
+
 dotnet build "$project" -c Release -nologo -v:q
 cd "$repo" # global.json here picks the SDK whose MSBuild (and stock Copy task) the Locator loads
 SECONDS=0
 status=0
+
+# The SDK as users get it (precompiled task assemblies included), for the fresh-process runs and the sample.
+package_dir="$repo/artifacts/benchmarks/package"
+rm -rf "$package_dir"
+dotnet pack "$repo/src/Microsoft.Build.CopyOnWrite/Microsoft.Build.CopyOnWrite.csproj" -c Release -o "$package_dir" -nologo -v:q
+package="$(ls "$package_dir"/Microsoft.Build.CopyOnWrite.*.nupkg)"
+
+sample_args=()
+if [[ "$only" == all || "$only" == sample ]]; then
+  sample_out="$repo/artifacts/benchmarks/sample"
+  sample_runs=3
+  [[ "$smoke" == true ]] && sample_runs=1
+  dotnet run -c Release --project "$repo/src/Microsoft.Build.CopyOnWrite.Measure" -- samples/Snowball/Snowball.sln \
+    --root samples --runs "$sample_runs" --volume xfs --touch Snowball/Snowball.Lib01/Layer01.cs \
+    --package-dir "$package_dir" --work "$work/measure" --out "$sample_out"
+  sample_args=(--sample "$sample_out/measurement.json")
+fi
+
 dotnet "$repo/tests/Microsoft.Build.CopyOnWrite.Benchmarks/bin/Release/net10.0/Microsoft.Build.CopyOnWrite.Benchmarks.dll" \
-  --out "$repo/docs/benchmarks.md" --artifacts "$repo/artifacts/benchmarks" "$@" || status=$?
+  --out "$repo/docs/benchmarks.md" --artifacts "$repo/artifacts/benchmarks" --package "$package" "${sample_args[@]}" "$@" || status=$?
 echo "benchmark.sh: benchmarks ran for $((SECONDS / 60)) min $((SECONDS % 60)) s (exit code $status)."
 exit "$status"

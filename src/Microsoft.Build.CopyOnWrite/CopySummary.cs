@@ -6,11 +6,15 @@ using Microsoft.Build.CopyOnWrite.Savings;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>What one Copy invocation did, counted from its worker threads and told in one line.</summary>
+/// <remarks>
+/// The reasons are few (usually one), so they are lists searched in a loop: a dictionary keyed by a tuple or holding
+/// one is framework code made for our types, which the JIT compiles on the first Copy of every MSBuild node.
+/// </remarks>
 internal sealed class CopySummary
 {
     private readonly object _lock = new();
-    private readonly Dictionary<(FallbackReason Reason, string? Detail), (int Files, long Bytes)> _copiedByReason = new();
-    private readonly Dictionary<(FallbackReason, SourceOrigin), NotClonedFiles> _notCloned = new();
+    private readonly List<ReasonCount> _copiedByReason = new();
+    private readonly List<NotClonedFiles> _notCloned = new();
     private readonly CopySources? _sources;
 
     /// <param name="sources">Sorts the sources of files from another volume by where they live (null: not sorted).</param>
@@ -41,9 +45,25 @@ internal sealed class CopySummary
             CopiedFiles++;
             CopiedBytes += result.Bytes;
             // The words for a reason are the same whatever the detail, except where the detail is part of them.
-            var reason = (result.Reason, result.Reason is FallbackReason.DifferentVolumes or FallbackReason.EmptyFile or FallbackReason.NotARegularFile ? null : result.Detail);
-            _copiedByReason.TryGetValue(reason, out (int Files, long Bytes) sofar);
-            _copiedByReason[reason] = (sofar.Files + 1, sofar.Bytes + result.Bytes);
+            string? detail = result.Reason is FallbackReason.DifferentVolumes or FallbackReason.EmptyFile or FallbackReason.NotARegularFile ? null : result.Detail;
+            ReasonCount? count = null;
+            foreach (ReasonCount existing in _copiedByReason)
+            {
+                if (existing.Reason == result.Reason && existing.Detail == detail)
+                {
+                    count = existing;
+                    break;
+                }
+            }
+
+            if (count is null)
+            {
+                count = new ReasonCount(result.Reason, detail);
+                _copiedByReason.Add(count);
+            }
+
+            count.Files++;
+            count.Bytes += result.Bytes;
         }
     }
 
@@ -59,10 +79,20 @@ internal sealed class CopySummary
         SourceOrigin origin = result.Reason == FallbackReason.DifferentVolumes && _sources is not null ? _sources.OriginOf(sourcePath) : SourceOrigin.Movable;
         lock (_lock)
         {
-            if (!_notCloned.TryGetValue((result.Reason, origin), out NotClonedFiles? files))
+            NotClonedFiles? files = null;
+            foreach (NotClonedFiles existing in _notCloned)
+            {
+                if (existing.Reason == result.Reason && existing.Origin == origin)
+                {
+                    files = existing;
+                    break;
+                }
+            }
+
+            if (files is null)
             {
                 files = new NotClonedFiles(result.Reason, result.Detail, origin, sourcePath, destinationPath);
-                _notCloned[(result.Reason, origin)] = files;
+                _notCloned.Add(files);
             }
 
             files.Add(sourcePath, destinationPath, result.Bytes);
@@ -76,7 +106,7 @@ internal sealed class CopySummary
         {
             lock (_lock)
             {
-                return _notCloned.Values.OrderByDescending(files => files.Files).ToList();
+                return _notCloned.OrderByDescending(files => files.Files).ToList();
             }
         }
     }
@@ -97,7 +127,6 @@ internal sealed class CopySummary
             UpToDateBytes += bytes;
         }
     }
-
 
     /// <summary>
     /// E.g. "CopyOnWrite: cloned 12 files (48.2 MiB), copied 3 files (1.1 MiB) because ext4 cannot clone,
@@ -138,13 +167,13 @@ internal sealed class CopySummary
     {
         if (_copiedByReason.Count == 1)
         {
-            KeyValuePair<(FallbackReason Reason, string? Detail), (int Files, long Bytes)> only = _copiedByReason.Single();
-            return "because " + DescribeFallback(only.Key.Reason, only.Key.Detail, only.Value.Files);
+            ReasonCount only = _copiedByReason[0];
+            return "because " + DescribeFallback(only.Reason, only.Detail, only.Files);
         }
 
         return "because " + string.Join("; ", _copiedByReason
-            .OrderByDescending(entry => entry.Value.Files)
-            .Select(entry => $"{DescribeFallback(entry.Key.Reason, entry.Key.Detail, entry.Value.Files)} ({Files(entry.Value.Files)})"));
+            .OrderByDescending(entry => entry.Files)
+            .Select(entry => $"{DescribeFallback(entry.Reason, entry.Detail, entry.Files)} ({Files(entry.Files)})"));
     }
 
     /// <summary>
@@ -161,4 +190,21 @@ internal sealed class CopySummary
         FallbackReason.PlatformCannotClone => $"this platform has no clone support ({detail ?? "unknown"})",
         _ => "no reason recorded",
     };
+
+    private sealed class ReasonCount
+    {
+        public ReasonCount(FallbackReason reason, string? detail)
+        {
+            Reason = reason;
+            Detail = detail;
+        }
+
+        public FallbackReason Reason { get; }
+
+        public string? Detail { get; }
+
+        public int Files { get; set; }
+
+        public long Bytes { get; set; }
+    }
 }

@@ -14,6 +14,7 @@ using BenchmarkDotNet.Loggers;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
 using BenchmarkDotNet.Toolchains.InProcess.Emit;
+using Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 using Microsoft.Build.Locator;
 using Perfolizer.Horology;
 
@@ -23,7 +24,10 @@ namespace Microsoft.Build.CopyOnWrite.Benchmarks;
 
 /// <summary>
 /// Usage (as root, through build/benchmark.sh, which makes the file systems and sets COW_BENCH_XFS/BTRFS/EXT4):
-///   Microsoft.Build.CopyOnWrite.Benchmarks [--out FILE] [--artifacts FOLDER] [--only engine|task] [--smoke]
+///   Microsoft.Build.CopyOnWrite.Benchmarks [--out FILE] [--artifacts FOLDER] [--only engine|task|fresh|sample] [--smoke]
+///     [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON]
+/// --package: the packed SDK for the fresh-process benchmark (which runs only with it); --sample: the measurement tool's
+/// report of the sample's builds, summarised in the report.
 /// </summary>
 internal static class Program
 {
@@ -40,16 +44,22 @@ internal static class Program
         string? output = null;
         string artifacts = Path.GetFullPath("BenchmarkDotNet.Artifacts");
         string only = "all";
+        string? package = null;
+        string? sampleMeasurement = null;
+        int? rounds = null;
         for (int i = 0; i < args.Length; i++)
         {
             switch (args[i])
             {
                 case "--out" when i + 1 < args.Length: output = Path.GetFullPath(args[++i]); break;
                 case "--artifacts" when i + 1 < args.Length: artifacts = Path.GetFullPath(args[++i]); break;
-                case "--only" when i + 1 < args.Length && args[i + 1] is "engine" or "task": only = args[++i]; break;
+                case "--only" when i + 1 < args.Length && args[i + 1] is "engine" or "task" or "fresh" or "sample": only = args[++i]; break;
+                case "--package" when i + 1 < args.Length: package = Path.GetFullPath(args[++i]); break;
+                case "--sample" when i + 1 < args.Length: sampleMeasurement = Path.GetFullPath(args[++i]); break;
+                case "--rounds" when i + 1 < args.Length && int.TryParse(args[i + 1], out int n) && n > 0: rounds = n; i++; break;
                 case "--smoke": Settings.Smoke = true; break;
                 default:
-                    Console.Error.WriteLine($"Unknown argument {args[i]}. Usage: [--out FILE] [--artifacts FOLDER] [--only engine|task] [--smoke]");
+                    Console.Error.WriteLine($"Unknown argument {args[i]}. Usage: [--out FILE] [--artifacts FOLDER] [--only engine|task|fresh|sample] [--smoke] [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON]");
                     return 2;
             }
         }
@@ -95,6 +105,11 @@ internal static class Program
         Summary? task = only is "all" or "task" && (mountPoints.ContainsKey("xfs") || mountPoints.ContainsKey("ext4"))
             ? BenchmarkRunner.Run<CopyTaskBenchmarks>(config)
             : null;
+        int freshRounds = rounds ?? (Settings.Smoke ? 2 : 10);
+        (IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> freshProbes) = only is "all" or "fresh" && package is not null
+            ? FreshProcessBenchmarks.Run(package, mountPoints, freshRounds, typeof(FreshProcessLogger).Assembly.Location)
+            : ([], []);
+        IReadOnlyList<SampleCopyTime> sample = only is "all" or "sample" && sampleMeasurement is not null ? SampleBuilds.Read(sampleMeasurement, "xfs") : [];
 
         Assembly stockAssembly = typeof(Microsoft.Build.Tasks.Copy).Assembly;
         var facts = new RunFacts
@@ -115,9 +130,10 @@ internal static class Program
             Probes = probes,
             Smoke = Settings.Smoke,
             Code = DescribeCode(),
+            FreshRounds = freshRounds,
         };
 
-        string markdown = Report.Build(engine, task, facts);
+        string markdown = Report.Build(engine, task, fresh, freshProbes, sample, facts);
         Console.WriteLine();
         Console.WriteLine(markdown);
         if (output is not null)
@@ -127,7 +143,9 @@ internal static class Program
             Console.WriteLine($"Written to {output}");
         }
 
-        bool allMeasured = new[] { engine, task }.OfType<Summary>().All(s => !s.HasCriticalValidationErrors && s.Reports.All(r => r.ResultStatistics is not null));
+        bool allMeasured = new[] { engine, task }.OfType<Summary>().All(s => !s.HasCriticalValidationErrors && s.Reports.All(r => r.ResultStatistics is not null))
+            && (only is not ("all" or "fresh") || fresh.Count > 0)
+            && (only is not ("all" or "sample") || sample.Count > 0);
         return allMeasured ? 0 : 1;
     }
 

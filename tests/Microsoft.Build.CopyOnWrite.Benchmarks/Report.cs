@@ -4,6 +4,7 @@ using System.Globalization;
 using System.Linq;
 using System.Text;
 using BenchmarkDotNet.Reports;
+using Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 
 namespace Microsoft.Build.CopyOnWrite.Benchmarks;
 
@@ -55,9 +56,12 @@ internal sealed class RunFacts
 
     /// <summary>Which source was measured: the commit, and whether src/ had uncommitted changes.</summary>
     public required string Code { get; init; }
+
+    /// <summary>Rounds of the fresh-process benchmark.</summary>
+    public int FreshRounds { get; init; }
 }
 
-/// <summary>Builds docs/benchmarks.md from the two BenchmarkDotNet summaries.</summary>
+/// <summary>Builds docs/benchmarks.md from the two BenchmarkDotNet summaries, the fresh-process runs and the sample's builds.</summary>
 internal static class Report
 {
     private static readonly string[] EngineFileSystems = ["xfs", "btrfs", "ext4"];
@@ -70,7 +74,7 @@ internal static class Report
         ["ext4"] = "ext4 (cannot clone)",
     };
 
-    public static string Build(Summary? engine, Summary? task, RunFacts facts)
+    public static string Build(Summary? engine, Summary? task, IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> probes, IReadOnlyList<SampleCopyTime> sample, RunFacts facts)
     {
         var md = new StringBuilder();
         md.AppendLine("# Benchmarks");
@@ -97,7 +101,22 @@ internal static class Report
             AppendTask(md, task);
         }
 
+        if (fresh.Count > 0)
+        {
+            FreshProcessReport.Append(md, fresh, probes, facts.FreshRounds);
+        }
+
+        if (sample.Count > 0)
+        {
+            FreshProcessReport.AppendSample(md, sample, "xfs");
+        }
+
         AppendRaw(md, engine, task);
+        if (fresh.Count > 0)
+        {
+            FreshProcessReport.AppendRaw(md, fresh);
+        }
+
         return md.ToString();
     }
 
@@ -325,7 +344,7 @@ internal static class Report
 
     private static string YesNo(bool value) => value ? "yes" : "no";
 
-    private static string Ms(double value) => value switch
+    public static string Ms(double value) => value switch
     {
         >= 100 => value.ToString("0", CultureInfo.InvariantCulture),
         >= 10 => value.ToString("0.0", CultureInfo.InvariantCulture),

@@ -24,8 +24,19 @@ public static class ProjectFileRunner
     private static readonly Lazy<Dictionary<string, (Observation Stock, Observation Ours, string Log)>> Results = new(() => RunAll(multiThreaded: false));
     private static readonly Lazy<Dictionary<string, (Observation Stock, Observation Ours, string Log)>> MultiThreadedResults = new(() => RunAll(multiThreaded: true));
 
-    /// <summary>The multi-threaded flavour of our task assembly, put beside the tests by MultiThreadedTaskAssembly.targets.</summary>
-    public static string MultiThreadedTaskAssembly => Path.Combine(AppContext.BaseDirectory, "multithreaded", "Microsoft.Build.CopyOnWrite.dll");
+    /// <summary>
+    /// The multi-threaded flavour of our task assembly, put beside the tests by MultiThreadedTaskAssembly.targets: the copy
+    /// precompiled for this runtime and platform where there is one, as Sdk.targets picks it, else the IL one.
+    /// </summary>
+    public static string MultiThreadedTaskAssembly { get; } = PrecompiledOrIL(Path.Combine(AppContext.BaseDirectory, "multithreaded"));
+
+    private static string PrecompiledOrIL(string folder)
+    {
+        string os = OperatingSystem.IsWindows() ? "win" : OperatingSystem.IsMacOS() ? "osx" : "linux";
+        string platform = $"net{Environment.Version.Major}.0-{os}-{System.Runtime.InteropServices.RuntimeInformation.ProcessArchitecture.ToString().ToLowerInvariant()}";
+        string precompiled = Path.Combine(folder, platform, "Microsoft.Build.CopyOnWrite.dll");
+        return File.Exists(precompiled) ? precompiled : Path.Combine(folder, "Microsoft.Build.CopyOnWrite.dll");
+    }
 
     public static (Observation Stock, Observation Ours, string Log) Result(string scenarioName, bool multiThreaded = false)
         => (multiThreaded ? MultiThreadedResults : Results).Value[scenarioName];

@@ -1,6 +1,6 @@
 using System;
-using System.Collections.Concurrent;
 using System.Diagnostics;
+using System.Threading;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
@@ -15,13 +15,20 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// the cost is one more refused call per volume pair per lifetime. A stale refusal can only make us copy
 /// where we could have cloned (and say "copied" truthfully): our copy never clones behind our back.
 /// </remarks>
+/// <remarks>
+/// A process meets a handful of volume pairs, so the entries are small arrays, searched in a loop and replaced whole
+/// under a lock (readers take no lock). Not ConcurrentDictionary: its instantiations over these value types are
+/// framework code that cannot be precompiled into our assembly, and the JIT compiled about twenty of its methods
+/// on the first Copy of every MSBuild node (docs/benchmarks.md).
+/// </remarks>
 internal sealed class CloneCapabilityCache
 {
     public static readonly TimeSpan DefaultRefusalLifetime = TimeSpan.FromSeconds(30);
 
-    private readonly ConcurrentDictionary<VolumePair, Refusal> _refusals = new();
-    private readonly ConcurrentDictionary<ulong, bool> _sourcesEverRefused = new();
+    private readonly object _writeLock = new();
     private readonly Func<long> _clockTicks;
+    private Entry[] _refusals = new Entry[0];
+    private ulong[] _sourcesEverRefused = new ulong[0];
 
     public CloneCapabilityCache()
         : this(DefaultRefusalLifetime, Stopwatch.GetTimestamp)
@@ -47,14 +54,17 @@ internal sealed class CloneCapabilityCache
     /// <summary>The remembered refusal for this pair of volumes, or null: try to clone.</summary>
     public Refusal? RememberedRefusal(VolumePair volumes)
     {
-        if (!_refusals.TryGetValue(volumes, out Refusal refusal))
+        Entry[] refusals = Volatile.Read(ref _refusals);
+        int index = IndexOf(refusals, volumes);
+        if (index < 0)
         {
             return null;
         }
 
+        Refusal refusal = refusals[index].Refusal;
         if (IsStale(refusal.WhenTicks))
         {
-            _refusals.TryRemove(volumes, out _);
+            Forget(volumes);
             return null;
         }
 
@@ -63,8 +73,25 @@ internal sealed class CloneCapabilityCache
 
     public void RememberRefusal(VolumePair volumes, FallbackReason reason, string? detail)
     {
-        _sourcesEverRefused[volumes.SourceVolume] = true;
-        _refusals[volumes] = new Refusal(reason, detail, _clockTicks());
+        var entry = new Entry(volumes, new Refusal(reason, detail, _clockTicks()));
+        lock (_writeLock)
+        {
+            if (!HasRefusalsFrom(volumes.SourceVolume))
+            {
+                ulong[] sources = _sourcesEverRefused;
+                var withSource = new ulong[sources.Length + 1];
+                Array.Copy(sources, withSource, sources.Length);
+                withSource[sources.Length] = volumes.SourceVolume;
+                Volatile.Write(ref _sourcesEverRefused, withSource);
+            }
+
+            Entry[] refusals = _refusals;
+            int index = IndexOf(refusals, volumes);
+            var replaced = new Entry[index < 0 ? refusals.Length + 1 : refusals.Length];
+            Array.Copy(refusals, replaced, refusals.Length);
+            replaced[index < 0 ? refusals.Length : index] = entry;
+            Volatile.Write(ref _refusals, replaced);
+        }
     }
 
     /// <summary>
@@ -72,11 +99,64 @@ internal sealed class CloneCapabilityCache
     /// up, and an engine can skip working out the destination's half of the key (a statfs per file) until a
     /// clone is refused. True can be stale (it is never cleared); that only costs the lookup.
     /// </summary>
-    /// <remarks>ContainsKey alone: it takes no lock, while IsEmpty on an empty dictionary takes all of them (every file asks).</remarks>
-    public bool HasRefusalsFrom(ulong sourceVolume) => _sourcesEverRefused.ContainsKey(sourceVolume);
+    /// <remarks>Every file asks: a lock-free read of a short array.</remarks>
+    public bool HasRefusalsFrom(ulong sourceVolume)
+    {
+        foreach (ulong source in Volatile.Read(ref _sourcesEverRefused))
+        {
+            if (source == sourceVolume)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
 
     /// <summary>The file system cloned after all (remounted, reformatted): forget what it said before.</summary>
-    public void Forget(VolumePair volumes) => _refusals.TryRemove(volumes, out _);
+    public void Forget(VolumePair volumes)
+    {
+        lock (_writeLock)
+        {
+            Entry[] refusals = _refusals;
+            int index = IndexOf(refusals, volumes);
+            if (index < 0)
+            {
+                return;
+            }
+
+            var remaining = new Entry[refusals.Length - 1];
+            Array.Copy(refusals, remaining, index);
+            Array.Copy(refusals, index + 1, remaining, index, remaining.Length - index);
+            Volatile.Write(ref _refusals, remaining);
+        }
+    }
+
+    private static int IndexOf(Entry[] refusals, VolumePair volumes)
+    {
+        for (int i = 0; i < refusals.Length; i++)
+        {
+            if (refusals[i].Volumes == volumes)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+
+    private readonly struct Entry
+    {
+        public Entry(VolumePair volumes, Refusal refusal)
+        {
+            Volumes = volumes;
+            Refusal = refusal;
+        }
+
+        public VolumePair Volumes { get; }
+
+        public Refusal Refusal { get; }
+    }
 
     public readonly struct Refusal
     {
@@ -96,7 +176,7 @@ internal sealed class CloneCapabilityCache
 }
 
 /// <summary>Identifies a (source, destination) pair of file systems as the OS names them.</summary>
-/// <param name="SourceVolume">Linux: st_dev; macOS: st_dev.</param>
-/// <param name="DestinationVolume">Linux: statfs f_fsid of the destination's file system; macOS: st_dev.</param>
+/// <param name="SourceVolume">Linux: st_dev; macOS: st_dev; Windows: volume serial number.</param>
+/// <param name="DestinationVolume">Linux: statfs f_fsid of the destination's file system; macOS: st_dev; Windows: volume serial number.</param>
 /// <param name="DestinationFileSystemType">Linux: statfs f_type; elsewhere 0. A device number reused by another file system changes this.</param>
 internal readonly record struct VolumePair(ulong SourceVolume, ulong DestinationVolume, long DestinationFileSystemType);

@@ -212,7 +212,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     {
         using SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status);
         using var folder = new SafeFileHandle((IntPtr)LinuxNative.Open(destinationFolder, LinuxNative.OpenReadOnly | LinuxNative.OpenCloseOnExec), ownsHandle: true);
-        (long type, ulong id) = LinuxNative.FileSystem((int)folder.DangerousGetHandle());
+        LinuxNative.FileSystem((int)folder.DangerousGetHandle(), out long type, out ulong id);
         return new VolumePair(status.Device, id, type);
     }
 
@@ -293,7 +293,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
     private static VolumePair VolumesOf(int destinationFd, in LinuxNative.FileStatus source, out long fileSystemType)
     {
-        (fileSystemType, ulong fileSystemId) = LinuxNative.FileSystem(destinationFd);
+        LinuxNative.FileSystem(destinationFd, out fileSystemType, out ulong fileSystemId);
         return new VolumePair(source.Device, fileSystemId, fileSystemType);
     }
 

@@ -166,12 +166,15 @@ internal static unsafe partial class LinuxNative
     /// <summary>
     /// statfs f_type and f_fsid (at 0 and 56 in the 64-bit struct statfs): which kind of file system holds
     /// the file, and which instance of it. One call names the destination's file system for the cache key
-    /// and for messages; 0s when the call fails (the clone attempt then decides).
+    /// and for messages; 0s when the call fails (the clone attempt then decides). Out parameters, not a tuple:
+    /// ValueTuple&lt;long, ulong&gt; is framework code the JIT would compile on a node's first refused clone.
     /// </summary>
-    public static (long Type, ulong Id) FileSystem(int fd)
+    public static void FileSystem(int fd, out long type, out ulong id)
     {
         byte* buffer = stackalloc byte[256];
-        return fstatfs(fd, buffer) == 0 ? (*(long*)buffer, *(ulong*)(buffer + 56)) : (0, 0);
+        bool known = fstatfs(fd, buffer) == 0;
+        type = known ? *(long*)buffer : 0;
+        id = known ? *(ulong*)(buffer + 56) : 0;
     }
 
     public static void SetTimes(int fd, in FileStatus source, string pathForErrors)

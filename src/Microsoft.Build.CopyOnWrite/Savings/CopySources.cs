@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
-using System.Linq;
 using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite.Savings;
@@ -34,15 +33,19 @@ internal enum SourceOrigin
 /// folders listed in CopyOnWriteAcceptCopiesFrom are accepted: they fail neither CopyOnWriteMode=Required nor, with
 /// CopyOnWriteWarnWhenNotCloned, warn.
 /// </summary>
+/// <remarks>
+/// Made by every Copy, so it is built with loops over a class of ours: lists of tuples, a Lazy of a nullable tuple and
+/// LINQ over them are framework code made for our types, which the JIT compiles on the first Copy of every MSBuild node.
+/// </remarks>
 internal sealed class CopySources
 {
     /// <summary>The installation of the MSBuild running this process: where these assemblies were loaded from, which never changes.</summary>
-    private static readonly Lazy<(string Folder, SourceOrigin Origin)?> MSBuildInstallation = new(FindMSBuildInstallation);
+    private static readonly Lazy<AcceptedFolder?> MSBuildInstallation = new(FindMSBuildInstallation);
 
-    private readonly List<(string Folder, SourceOrigin Origin)> _accepted;
+    private readonly List<AcceptedFolder> _accepted;
     private readonly string? _packageCache;
 
-    private CopySources(List<(string Folder, SourceOrigin Origin)> accepted, string? packageCache)
+    private CopySources(List<AcceptedFolder> accepted, string? packageCache)
     {
         _accepted = accepted;
         _packageCache = packageCache;
@@ -52,14 +55,22 @@ internal sealed class CopySources
     /// <param name="environment">The project's environment (DOTNET_HOST_PATH, NUGET_FALLBACK_PACKAGES, NUGET_PACKAGES).</param>
     public static CopySources For(IEnumerable<string> listed, Func<string, string?> environment)
     {
-        var accepted = new List<(string, SourceOrigin)>();
-        accepted.AddRange(listed.Select(folder => (folder, SourceOrigin.Listed)));
-        accepted.AddRange(InstallationsRunningTheBuild(environment));
-        accepted.AddRange((environment("NUGET_FALLBACK_PACKAGES") ?? string.Empty)
-            .Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries)
-            .Select(folder => folder.Trim())
-            .Where(folder => Path.IsPathRooted(folder))
-            .Select(folder => (folder, SourceOrigin.NuGetFallbackFolder)));
+        var accepted = new List<AcceptedFolder>();
+        foreach (string folder in listed)
+        {
+            accepted.Add(new AcceptedFolder(folder, SourceOrigin.Listed));
+        }
+
+        AddInstallationsRunningTheBuild(accepted, environment);
+        foreach (string entry in (environment("NUGET_FALLBACK_PACKAGES") ?? string.Empty).Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries))
+        {
+            string folder = entry.Trim();
+            if (Path.IsPathRooted(folder))
+            {
+                accepted.Add(new AcceptedFolder(folder, SourceOrigin.NuGetFallbackFolder));
+            }
+        }
+
         string? packageCache = environment("NUGET_PACKAGES");
         return new CopySources(accepted, string.IsNullOrEmpty(packageCache) || !Path.IsPathRooted(packageCache) ? null : packageCache);
     }
@@ -69,11 +80,11 @@ internal sealed class CopySources
     /// <summary>Where a source file or folder lives.</summary>
     public SourceOrigin OriginOf(string path)
     {
-        foreach ((string folder, SourceOrigin origin) in _accepted)
+        foreach (AcceptedFolder accepted in _accepted)
         {
-            if (Contains(folder, path))
+            if (Contains(accepted.Folder, path))
             {
-                return origin;
+                return accepted.Origin;
             }
         }
 
@@ -101,22 +112,22 @@ internal sealed class CopySources
     /// The .NET installation and MSBuild's: found from the MSBuild assemblies this task runs with, and from
     /// DOTNET_HOST_PATH, which the .NET CLI sets to the dotnet executable that runs the build.
     /// </summary>
-    private static IEnumerable<(string, SourceOrigin)> InstallationsRunningTheBuild(Func<string, string?> environment)
+    private static void AddInstallationsRunningTheBuild(List<AcceptedFolder> accepted, Func<string, string?> environment)
     {
-        if (MSBuildInstallation.Value is (string, SourceOrigin) msbuild)
+        if (MSBuildInstallation.Value is AcceptedFolder msbuild)
         {
-            yield return msbuild;
+            accepted.Add(msbuild);
         }
 
         string? dotnet = environment("DOTNET_HOST_PATH");
         if (!string.IsNullOrEmpty(dotnet) && Path.IsPathRooted(dotnet) && Path.GetDirectoryName(dotnet) is string dotnetRoot)
         {
-            yield return (dotnetRoot, SourceOrigin.DotNetInstallation);
+            accepted.Add(new AcceptedFolder(dotnetRoot, SourceOrigin.DotNetInstallation));
         }
     }
 
     /// <summary>MSBuild on .NET runs from DOTNET/sdk/VERSION (the whole .NET installation is meant); MSBuild.exe from ...\MSBuild\Current\Bin[\amd64 or \arm64].</summary>
-    private static (string, SourceOrigin)? FindMSBuildInstallation()
+    private static AcceptedFolder? FindMSBuildInstallation()
     {
         string? assemblies = Path.GetDirectoryName(typeof(ITaskItem).Assembly.Location);
         if (string.IsNullOrEmpty(assemblies))
@@ -127,11 +138,11 @@ internal sealed class CopySources
         var bin = new DirectoryInfo(assemblies!);
         if (bin.Parent is { Name: "sdk", Parent: DirectoryInfo dotnetRoot })
         {
-            return (dotnetRoot.FullName, SourceOrigin.DotNetInstallation);
+            return new AcceptedFolder(dotnetRoot.FullName, SourceOrigin.DotNetInstallation);
         }
 
         DirectoryInfo folder = bin.Name is "amd64" or "arm64" && bin.Parent is not null ? bin.Parent : bin;
-        return (folder.Name.Equals("Bin", StringComparison.OrdinalIgnoreCase) && folder.Parent?.Parent is DirectoryInfo msbuildRoot ? msbuildRoot.FullName : folder.FullName, SourceOrigin.MSBuildInstallation);
+        return new AcceptedFolder(folder.Name.Equals("Bin", StringComparison.OrdinalIgnoreCase) && folder.Parent?.Parent is DirectoryInfo msbuildRoot ? msbuildRoot.FullName : folder.FullName, SourceOrigin.MSBuildInstallation);
     }
 
     private static bool Contains(string folder, string path)
@@ -139,5 +150,18 @@ internal sealed class CopySources
         string root = folder.TrimEnd('/', '\\');
         return path.StartsWith(root, MSBuildHost.PathComparison)
             && (path.Length == root.Length || path[root.Length] is '/' or '\\');
+    }
+
+    private sealed class AcceptedFolder
+    {
+        public AcceptedFolder(string folder, SourceOrigin origin)
+        {
+            Folder = folder;
+            Origin = origin;
+        }
+
+        public string Folder { get; }
+
+        public SourceOrigin Origin { get; }
     }
 }

@@ -1,7 +1,9 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.IO.Compression;
 using System.Linq;
+using System.Runtime.InteropServices;
 using System.Text.RegularExpressions;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -16,6 +18,13 @@ public static class SdkPackage
 {
     private static readonly Lazy<(string Folder, string Version)> Packed = new(Pack);
 
+    private static readonly Lazy<string> ExtractedFolder = new(() =>
+    {
+        string folder = TestScratch.NewFolder("extracted-package");
+        ZipFile.ExtractToDirectory(PackagePath, folder);
+        return folder;
+    });
+
     public static string Folder => Packed.Value.Folder;
 
     public static string Version => Packed.Value.Version;
@@ -23,6 +32,30 @@ public static class SdkPackage
     public static string PackagePath => Path.Combine(Folder, $"Microsoft.Build.CopyOnWrite.{Version}.nupkg");
 
     public static string PackageCache { get; } = Path.Combine(TestScratch.RootFolder, "nuget-packages");
+
+    /// <summary>The package unzipped once, for tests that import its Sdk/ files directly or read its assemblies.</summary>
+    public static string Extracted => ExtractedFolder.Value;
+
+    /// <summary>
+    /// The folder name of the task assembly precompiled for this process's runtime, OS and architecture
+    /// (net10.0-linux-x64): what Sdk.targets looks for under a flavour's tools/ folder, since the test runs on the
+    /// runtime the builds it starts run on.
+    /// </summary>
+    public static string PrecompiledFolderForThisMachine
+    {
+        get
+        {
+            string os = OperatingSystem.IsWindows() ? "win" : OperatingSystem.IsMacOS() ? "osx" : "linux";
+            return $"net{Environment.Version.Major}.0-{os}-{RuntimeInformation.ProcessArchitecture.ToString().ToLowerInvariant()}";
+        }
+    }
+
+    /// <summary>The package path of the assembly Sdk.targets loads on this machine from a flavour's folder (tools/net8.0): the precompiled one when packed, else the IL one.</summary>
+    public static string TaskAssemblyForThisMachine(string flavourFolder)
+    {
+        string precompiled = $"{flavourFolder}/{PrecompiledFolderForThisMachine}/Microsoft.Build.CopyOnWrite.dll";
+        return File.Exists(Path.Combine(Extracted, precompiled)) ? precompiled : $"{flavourFolder}/Microsoft.Build.CopyOnWrite.dll";
+    }
 
     /// <summary>Variables for every `dotnet` child process: the private package cache, no build servers to outlive the test.</summary>
     public static IDictionary<string, string?> BuildEnvironment => new Dictionary<string, string?>

@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
-using System.IO.Compression;
 using System.Linq;
 using System.Reflection.Metadata;
 using System.Reflection.Metadata.Ecma335;
@@ -26,12 +25,7 @@ public sealed class TaskFlavourTests
     private const string MultiThreadedForMSBuildExe = "tools/multithreaded/net472/Microsoft.Build.CopyOnWrite.dll";
     private const string ForOlderMSBuildExe = "tools/net472/Microsoft.Build.CopyOnWrite.dll";
 
-    private static readonly Lazy<string> Extracted = new(() =>
-    {
-        string folder = TestScratch.NewFolder("extracted-package");
-        ZipFile.ExtractToDirectory(SdkPackage.PackagePath, folder);
-        return folder;
-    });
+    private static string Extracted => SdkPackage.Extracted;
 
     [TestMethod]
     public void On_MSBuild_17_7_the_SDK_loads_the_flavour_for_older_MSBuild_and_copies()
@@ -42,7 +36,7 @@ public sealed class TaskFlavourTests
 
         Assert.IsTrue(build.Succeeded, "MSBuild 17.7 could not build with the SDK:\n" + build.Output);
         StringAssert.Contains(build.Output, "MSBuildVersion=17.7.");
-        StringAssert.Contains(build.Output, TaskLoadedFrom(ForOlderMSBuild), "MSBuild 17.7 must get the flavour that loads there:\n" + build.Output);
+        StringAssert.Contains(build.Output, TaskLoadedFrom(SdkPackage.TaskAssemblyForThisMachine("tools/net8.0")), "MSBuild 17.7 must get the flavour that loads there, precompiled for this machine where packed:\n" + build.Output);
         Assert.AreEqual("payload", File.ReadAllText(Path.Combine(folder, "out", "a.txt")));
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
     }
@@ -55,7 +49,7 @@ public sealed class TaskFlavourTests
         string project = Path.Combine(folder, "direct.proj");
         File.WriteAllText(project, $"""
             <Project>
-              <UsingTask TaskName="Copy" AssemblyFile="{Path.Combine(Extracted.Value, MultiThreaded)}" />
+              <UsingTask TaskName="Copy" AssemblyFile="{Path.Combine(Extracted, MultiThreaded)}" />
               <Target Name="Build"><Copy SourceFiles="a.txt" DestinationFolder="out" /></Target>
             </Project>
             """);
@@ -74,7 +68,7 @@ public sealed class TaskFlavourTests
 
         ProcessResult build = SdkPackage.Dotnet(folder, "msbuild", project, "-mt", "-v:d", "-nologo", "-nr:false");
 
-        StringAssert.Contains(build.Output, TaskLoadedFrom(MultiThreaded), "MSBuild 18.9 and later must get the multi-threaded flavour:\n" + build.Output);
+        StringAssert.Contains(build.Output, TaskLoadedFrom(SdkPackage.TaskAssemblyForThisMachine("tools/multithreaded/net10.0")), "MSBuild 18.9 and later must get the multi-threaded flavour, precompiled for this machine where packed:\n" + build.Output);
         Assert.IsFalse(build.Output.Contains(MSBuildLogTexts.TaskHostLaunch, StringComparison.Ordinal), "-mt ran our Copy in a task host:\n" + build.Output);
         Assert.AreEqual("payload", File.ReadAllText(Path.Combine(folder, "out", "a.txt")));
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
@@ -85,7 +79,7 @@ public sealed class TaskFlavourTests
     [DataRow(MultiThreadedForMSBuildExe)]
     public void The_multi_threaded_Copy_is_declared_thread_safe_and_takes_the_project_environment(string packagePath)
     {
-        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, packagePath));
+        using var assembly = new ShippedAssembly(Path.Combine(Extracted, packagePath));
 
         TypeDefinition copy = assembly.Type("Microsoft.Build.CopyOnWrite", "Copy");
 
@@ -104,7 +98,7 @@ public sealed class TaskFlavourTests
     [DataRow(MultiThreadedForMSBuildExe)]
     public void Nothing_in_the_multi_threaded_flavour_reads_or_changes_the_process_environment_or_current_directory(string packagePath)
     {
-        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, packagePath));
+        using var assembly = new ShippedAssembly(Path.Combine(Extracted, packagePath));
         string[] processWide =
         {
             "System.Environment.GetEnvironmentVariable", "System.Environment.GetEnvironmentVariables", "System.Environment.SetEnvironmentVariable",
@@ -124,7 +118,7 @@ public sealed class TaskFlavourTests
     [DataRow(ForOlderMSBuildExe, "net472")]
     public void The_flavour_for_older_MSBuild_uses_nothing_from_MSBuild_newer_than_17_7(string packagePath, string referenceTfm)
     {
-        using var assembly = new ShippedAssembly(Path.Combine(Extracted.Value, packagePath));
+        using var assembly = new ShippedAssembly(Path.Combine(Extracted, packagePath));
         using var framework17 = new ShippedAssembly(MSBuild17ReferenceAssembly("microsoft.build.framework", referenceTfm, "Microsoft.Build.Framework.dll"));
         using var utilities17 = new ShippedAssembly(MSBuild17ReferenceAssembly("microsoft.build.utilities.core", referenceTfm, "Microsoft.Build.Utilities.Core.dll"));
         var available = new HashSet<string>(framework17.TypeNames().Concat(utilities17.TypeNames()));
@@ -139,7 +133,7 @@ public sealed class TaskFlavourTests
     }
 
     private static string TaskLoadedFrom(string packagePath)
-        => $"Using \"Copy\" task from assembly \"{Path.Combine(Extracted.Value, "Sdk", "..", packagePath)}\"";
+        => $"Using \"Copy\" task from assembly \"{Path.Combine(Extracted, "Sdk", "..", packagePath)}\"";
 
     /// <summary>A project that imports the extracted package's Sdk.props and Sdk.targets (no SDK resolver needed) and copies one file.</summary>
     private static (string Folder, string Project) ProjectImportingTheSdk(string name)
@@ -149,9 +143,9 @@ public sealed class TaskFlavourTests
         string project = Path.Combine(folder, "copy.proj");
         File.WriteAllText(project, $"""
             <Project>
-              <Import Project="{Path.Combine(Extracted.Value, "Sdk", "Sdk.props")}" />
+              <Import Project="{Path.Combine(Extracted, "Sdk", "Sdk.props")}" />
               <Target Name="Build"><Copy SourceFiles="a.txt" DestinationFolder="out" /></Target>
-              <Import Project="{Path.Combine(Extracted.Value, "Sdk", "Sdk.targets")}" />
+              <Import Project="{Path.Combine(Extracted, "Sdk", "Sdk.targets")}" />
             </Project>
             """);
         return (folder, project);

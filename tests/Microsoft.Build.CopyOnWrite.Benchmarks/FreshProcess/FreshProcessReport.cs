@@ -1,0 +1,173 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+
+namespace Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
+
+/// <summary>Sections 3 and 4 of docs/benchmarks.md: fresh-process Copies and the sample's builds, against their bars.</summary>
+internal static class FreshProcessReport
+{
+    private static readonly string[] FileSystems = ["xfs", "btrfs", "ext4"];
+
+    /// <summary>The bar for ours / stock (medians of the "Copy" row) per set and file system.</summary>
+    public static double Bar(string set, string fs) => set.StartsWith("1 x", StringComparison.Ordinal) ? 1.2 : fs == "ext4" ? 0.8 : 1.0;
+
+    public static void Append(StringBuilder md, IReadOnlyList<FreshRun> runs, IReadOnlyList<FreshProbe> probes, int rounds)
+    {
+        md.AppendLine("## 3. A fresh MSBuild process: one Copy, ours against the stock task");
+        md.AppendLine();
+        md.AppendLine("What every MSBuild node pays on its first Copy. Each measurement is a new `dotnet msbuild copy.proj -nr:false -v:m -clp:PerformanceSummary` "
+            + "process building a project whose one target copies the set's files into an empty folder on the file system under test; the project "
+            + "imports the packed SDK (Sdk.props/Sdk.targets from the .nupkg, as a user gets it), and `-p:DisableCopyOnWrite=true` brings back the "
+            + "stock task. The time is the **\"Copy\" row of the task performance summary** (MSBuild's own timing of the task, in whole ms). "
+            + $"{rounds} rounds; each round runs every case once per variant, the variant that goes first alternating from round to round. "
+            + "Before each run, outside it, the destination folder is deleted and the file system flushed (syncfs). "
+            + "Where the time goes comes from one more, untimed, run per case and variant before the rounds, with a logger in the measured process "
+            + "(the build runs inside it): it reads System.Runtime.JitInfo when it handles the Copy task's start and finish (a little after each: "
+            + "MSBuild hands events to loggers on its own thread, so that window is approximate) and when the build ends (the whole process). "
+            + "The timed runs have no such logger: MSBuild would create every low-importance message for a logger it does not know. "
+            + "JIT time is wall time spent compiling and grows with the machine's load; method counts do not.");
+        md.AppendLine();
+        md.AppendLine("| file system | files | stock Copy (ms) | our Copy (ms) | ours / stock | bar | met? | JIT while Copy ran: methods, ms (stock → ours) | JIT in the process: methods (stock → ours) | our task assembly |");
+        md.AppendLine("|---|---|---:|---:|---:|---:|---|---:|---:|---|");
+        var misses = new List<string>();
+        foreach (string fs in FileSystems.Where(f => runs.Any(r => r.FileSystem == f)))
+        {
+            foreach ((string set, int files, _) in FreshProcessBenchmarks.Sets)
+            {
+                List<FreshRun> stock = Of(runs, fs, set, FreshProcessBenchmarks.Stock);
+                List<FreshRun> ours = Of(runs, fs, set, FreshProcessBenchmarks.Ours);
+                if (stock.Count == 0 || ours.Count == 0)
+                {
+                    continue;
+                }
+
+                double stockMs = Median(stock.Select(r => r.CopyMilliseconds));
+                double oursMs = Median(ours.Select(r => r.CopyMilliseconds));
+                double ratio = stockMs > 0 ? oursMs / stockMs : double.PositiveInfinity;
+                double bar = Bar(set, fs);
+                bool met = ratio <= bar;
+                FreshProbe? stockProbe = probes.FirstOrDefault(p => p.FileSystem == fs && p.Set == set && p.Variant == FreshProcessBenchmarks.Stock);
+                FreshProbe? oursProbe = probes.FirstOrDefault(p => p.FileSystem == fs && p.Set == set && p.Variant == FreshProcessBenchmarks.Ours);
+                double stockJit = stockProbe?.JitMethods ?? double.NaN;
+                double oursJit = oursProbe?.JitMethods ?? double.NaN;
+                double stockCopyJit = stockProbe?.CopyJitMethods ?? double.NaN;
+                double oursCopyJit = oursProbe?.CopyJitMethods ?? double.NaN;
+                double stockJitMs = stockProbe?.CopyJitMilliseconds ?? double.NaN;
+                double oursJitMs = oursProbe?.CopyJitMilliseconds ?? double.NaN;
+                string assemblies = oursProbe is null ? "n/a" : ShortAssembly(oursProbe.TaskAssembly);
+                md.AppendLine($"| {fs} | {set} | {Spread(stock.Select(r => r.CopyMilliseconds))} | {Spread(ours.Select(r => r.CopyMilliseconds))} | "
+                    + $"{ratio:0.00}x | ≤ {bar:0.0}x | {(met ? "met" : "**NOT met**")} | {stockCopyJit:0}, {Report.Ms(stockJitMs)} → {oursCopyJit:0}, {Report.Ms(oursJitMs)} | {stockJit:0} → {oursJit:0} | {assemblies} |");
+                if (!met)
+                {
+                    double extra = oursMs - stockMs;
+                    double extraJitMs = oursJitMs - stockJitMs;
+                    double rest = extra - extraJitMs;
+                    misses.Add($"{fs}, {set}: ours {Report.Ms(oursMs)} ms against {Report.Ms(stockMs)} ms ({ratio:0.00}x, bar {bar:0.0}x). "
+                        + $"The JIT while Copy ran: {Signed(oursCopyJit - stockCopyJit, "0")} methods, {Signed(extraJitMs, "0.0")} ms "
+                        + $"({Signed(oursJit - stockJit, "0")} methods in the whole process). "
+                        + $"The rest, {Signed(rest, "0.0")} ms, is not compilation: {Signed(rest / files, "0.000")} ms per file over {files} file{(files == 1 ? string.Empty : "s")} "
+                        + "(loading, the copies themselves and their messages; section 2 has the per-file work of both tasks in a warm process).");
+                }
+            }
+        }
+
+        md.AppendLine();
+        md.AppendLine("### Bars");
+        md.AppendLine();
+        md.AppendLine("- One file: ours at most 1.2x the stock task's time in Copy; 200 files: at most 1.0x on XFS and btrfs, at most 0.8x on ext4 (medians).");
+        if (misses.Count == 0)
+        {
+            md.AppendLine("- **Met** everywhere.");
+        }
+        else
+        {
+            md.AppendLine("- **Missed**, and where the time goes (medians, ours minus stock):");
+            foreach (string miss in misses)
+            {
+                md.AppendLine($"  - {miss}");
+            }
+        }
+
+        double[] loads = runs.Select(r => r.LoadBefore).Where(l => !double.IsNaN(l)).ToArray();
+        if (loads.Length > 0)
+        {
+            md.AppendLine($"- 1-minute load average before each run: {loads.Min():0.0} to {loads.Max():0.0} (median {Median(loads):0.0}), on {Environment.ProcessorCount} cores.");
+        }
+
+        md.AppendLine();
+    }
+
+    public static void AppendSample(StringBuilder md, IReadOnlyList<SampleCopyTime> sample, string volume)
+    {
+        md.AppendLine($"## 4. The sample's builds on {volume.ToUpperInvariant()}: time in Copy, ours against the stock task");
+        md.AppendLine();
+        md.AppendLine("`samples/Snowball` (21 projects) built by the measurement tool (`src/Microsoft.Build.CopyOnWrite.Measure`, `dotnet build` in a fresh "
+            + "MSBuild process per build, the stock task with `-p:DisableCopyOnWrite=true`); the time is the sum of the \"Copy\" rows of every "
+            + "node's task performance summary. Its own report, with every build, is written beside this one (artifacts/benchmarks/sample/).");
+        md.AppendLine();
+        md.AppendLine("| build | runs | stock Copy (ms) | our Copy (ms) | ours / stock | bar | met? |");
+        md.AppendLine("|---|---:|---:|---:|---:|---|---|");
+        foreach (string kind in sample.Select(s => s.Kind).Distinct())
+        {
+            SampleCopyTime? stock = sample.FirstOrDefault(s => s.Kind == kind && s.Variant == SampleBuilds.StockVariant);
+            SampleCopyTime? ours = sample.FirstOrDefault(s => s.Kind == kind && s.Variant == SampleBuilds.OurVariant);
+            if (stock is null || ours is null)
+            {
+                continue;
+            }
+
+            double ratio = ours.Median / stock.Median;
+            md.AppendLine($"| {kind} | {ours.Runs} | {Report.Ms(stock.Median)} ({Report.Ms(stock.Min)} – {Report.Ms(stock.Max)}) | "
+                + $"{Report.Ms(ours.Median)} ({Report.Ms(ours.Min)} – {Report.Ms(ours.Max)}) | {ratio:0.00}x | ≤ 1.0x | {(ratio <= 1.0 ? "met" : "**NOT met**")} |");
+        }
+
+        md.AppendLine();
+    }
+
+    public static void AppendRaw(StringBuilder md, IReadOnlyList<FreshRun> runs)
+    {
+        md.AppendLine("<details><summary>Every timed fresh-process run: Copy (ms) and the 1-minute load before it</summary>");
+        md.AppendLine();
+        md.AppendLine("| file system | files | variant | Copy (ms) by round | load by round |");
+        md.AppendLine("|---|---|---|---|---|");
+        foreach (IGrouping<(string FileSystem, string Set, string Variant), FreshRun> runsOfCase in runs
+            .GroupBy(r => (r.FileSystem, r.Set, r.Variant))
+            .OrderBy(g => Array.IndexOf(FileSystems, g.Key.FileSystem)).ThenBy(g => g.Key.Set).ThenBy(g => g.Key.Variant))
+        {
+            List<FreshRun> ordered = runsOfCase.OrderBy(r => r.Round).ToList();
+            md.AppendLine($"| {runsOfCase.Key.FileSystem} | {runsOfCase.Key.Set} | {runsOfCase.Key.Variant} | {string.Join(", ", ordered.Select(r => r.CopyMilliseconds.ToString("0", System.Globalization.CultureInfo.InvariantCulture)))} | "
+                + $"{string.Join(", ", ordered.Select(r => r.LoadBefore.ToString("0.0", System.Globalization.CultureInfo.InvariantCulture)))} |");
+        }
+
+        md.AppendLine();
+        md.AppendLine("</details>");
+        md.AppendLine();
+    }
+
+    private static List<FreshRun> Of(IReadOnlyList<FreshRun> runs, string fs, string set, string variant)
+        => runs.Where(r => r.FileSystem == fs && r.Set == set && r.Variant == variant).ToList();
+
+    private static double Median(IEnumerable<double> values)
+    {
+        double[] sorted = values.OrderBy(v => v).ToArray();
+        return sorted.Length == 0 ? double.NaN : sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;
+    }
+
+    private static string Spread(IEnumerable<double> values)
+    {
+        double[] all = values.ToArray();
+        return $"{Report.Ms(Median(all))} ({Report.Ms(all.Min())} – {Report.Ms(all.Max())})";
+    }
+
+    private static string Signed(double value, string format) => (value >= 0 ? "+" : "−") + Math.Abs(value).ToString(format, System.Globalization.CultureInfo.InvariantCulture);
+
+    /// <summary>The package-relative path of our task assembly, e.g. tools/multithreaded/net10.0/net10.0-linux-x64 (precompiled) or .../net10.0 (IL).</summary>
+    private static string ShortAssembly(string path)
+    {
+        int tools = path.IndexOf("/tools/", StringComparison.Ordinal);
+        string relative = tools >= 0 ? path[(tools + 1)..] : path;
+        return "`" + relative.Replace("/Microsoft.Build.CopyOnWrite.dll", string.Empty, StringComparison.Ordinal) + "`";
+    }
+}
