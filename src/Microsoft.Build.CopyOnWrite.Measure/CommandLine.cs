@@ -27,15 +27,15 @@ internal sealed record Options(
 }
 
 /// <summary>The command line: options, their help and their validation (System.CommandLine).</summary>
-internal static class CommandLine
+internal sealed class CommandLine
 {
-    private static readonly Argument<string> TargetArgument = new("PATH")
+    private readonly Argument<string> _target = new("PATH")
     {
         Description = "The solution (.sln, .slnx), project file, or folder holding one, to build (as `dotnet build` takes it). "
             + "Its folder is copied onto each volume; the original is never built or changed.",
     };
 
-    private static readonly Option<string[]> VolumeOption = new("--volume")
+    private readonly Option<string[]> _volume = new("--volume")
     {
         Description = "A folder to measure in, on the file system to measure (e.g. D:\\cow on a Dev Drive, C:\\cow on NTFS, /mnt/xfs/scratch); "
             + "created if its parent exists. Or, on Linux as root, xfs, btrfs or ext4: a fresh loop-mounted volume of that kind. "
@@ -45,82 +45,89 @@ internal static class CommandLine
         Arity = ArgumentArity.OneOrMore,
     };
 
-    private static readonly Option<int> RunsOption = new("--runs")
+    private readonly Option<int> _runs = new("--runs")
     {
         Description = "Clean (and incremental) builds per volume and Copy task; medians and spread are taken over them.",
         DefaultValueFactory = _ => 3,
         HelpName = "N",
     };
 
-    private static readonly Option<bool> NoIncrementalOption = new("--no-incremental")
+    private readonly Option<bool> _noIncremental = new("--no-incremental")
     {
         Description = "Measure clean builds only (about half the time).",
     };
 
-    private static readonly Option<string?> TouchOption = new("--touch")
+    private readonly Option<string?> _touch = new("--touch")
     {
         Description = "Before each incremental build, touch this file (relative to the copied folder), e.g. a source file of a "
             + "low-level project. Default: nothing changes (a no-op build).",
         HelpName = "FILE",
     };
 
-    private static readonly Option<string> ConfigurationOption = new("--configuration", "-c")
+    private readonly Option<string> _configuration = new("--configuration", "-c")
     {
         Description = "The build configuration.",
         DefaultValueFactory = _ => "Debug",
         HelpName = "NAME",
     };
 
-    private static readonly Option<string?> RootOption = new("--root")
+    private readonly Option<string?> _root = new("--root")
     {
         Description = "Copy this folder instead of PATH's own (e.g. the repository root, when PATH is deeper and needs files "
             + "from above it such as global.json or Directory.Build.props).",
         HelpName = "FOLDER",
     };
 
-    private static readonly Option<string> OutOption = new("--out")
+    private readonly Option<string> _out = new("--out")
     {
         Description = "Where the report goes (measurement.md, measurement.json, chart.svg, logs/).",
         DefaultValueFactory = _ => "cow-measurement",
         HelpName = "FOLDER",
     };
 
-    private static readonly Option<string> LoopFolderOption = new("--loop-dir")
+    private readonly Option<string> _loopFolder = new("--loop-dir")
     {
         Description = "Where fresh loop volumes (--volume xfs|btrfs|ext4) keep their sparse images and mount points.",
         DefaultValueFactory = _ => "/var/tmp/cow-measure",
         HelpName = "FOLDER",
     };
 
-    private static readonly Option<int> LoopSizeOption = new("--loop-size")
+    private readonly Option<int> _loopSize = new("--loop-size")
     {
         Description = "Size of each fresh loop volume, in MiB (sparse: only what is written takes space).",
         DefaultValueFactory = _ => 6144,
         HelpName = "MIB",
     };
 
-    private static readonly Option<string?> PackageDirOption = new("--package-dir")
+    private readonly Option<string?> _packageDir = new("--package-dir")
     {
         Description = "Measure the Microsoft.Build.CopyOnWrite .nupkg in this folder instead of the one inside this tool.",
         HelpName = "FOLDER",
     };
 
-    private static readonly Option<bool> KeepOption = new("--keep")
+    private readonly Option<bool> _keep = new("--keep")
     {
         Description = "Keep each volume's copy of the tree, its package cache and loop volumes mounted, for inspection.",
     };
 
-    public static RootCommand Create(Func<Options, System.Threading.CancellationToken, int> run)
+    private CommandLine()
+    {
+    }
+
+    /// <summary>The command, which calls <paramref name="run"/> with the checked options.</summary>
+    public static RootCommand Create(Func<Options, System.Threading.CancellationToken, int> run) => new CommandLine().Build(run);
+
+    private RootCommand Build(Func<Options, System.Threading.CancellationToken, int> run)
     {
         var command = new RootCommand(
             "Measures what Microsoft.Build.CopyOnWrite saves on a repository: builds it with our Copy task and with MSBuild's own, "
             + "on each volume you name, and reports build time, time in Copy, files cloned and copied, and disk space used.")
         {
-            TargetArgument, VolumeOption, RunsOption, NoIncrementalOption, TouchOption, ConfigurationOption, RootOption,
-            OutOption, LoopFolderOption, LoopSizeOption, PackageDirOption, KeepOption,
+            _target, _volume, _runs, _noIncremental, _touch, _configuration, _root,
+            _out, _loopFolder, _loopSize, _packageDir, _keep,
         };
 
-        TargetArgument.Validators.Add(result =>
+        _target.Validators.Add(result =>
         {
             string path = result.GetValueOrDefault<string>() ?? string.Empty;
             if (!File.Exists(path) && !Directory.Exists(path))
@@ -128,33 +135,33 @@ internal static class CommandLine
                 result.AddError($"PATH {path}: no such solution, project or folder.");
             }
         });
-        VolumeOption.Validators.Add(result =>
+        _volume.Validators.Add(result =>
         {
             if ((result.GetValueOrDefault<string[]>() ?? []).Any(string.IsNullOrWhiteSpace))
             {
                 result.AddError("--volume needs a folder (or xfs, btrfs, ext4).");
             }
         });
-        RunsOption.Validators.Add(result =>
+        _runs.Validators.Add(result =>
         {
             if (result.GetValueOrDefault<int>() < 1)
             {
                 result.AddError("--runs takes a number of at least 1.");
             }
         });
-        LoopSizeOption.Validators.Add(result =>
+        _loopSize.Validators.Add(result =>
         {
             if (result.GetValueOrDefault<int>() < 512)
             {
                 result.AddError("--loop-size takes a number of MiB, at least 512.");
             }
         });
-        RootOption.Validators.Add(result => RequireFolder(result, "--root"));
-        PackageDirOption.Validators.Add(result => RequireFolder(result, "--package-dir"));
+        _root.Validators.Add(result => RequireFolder(result, "--root"));
+        _packageDir.Validators.Add(result => RequireFolder(result, "--package-dir"));
         command.Validators.Add(result =>
         {
-            string? target = result.GetValue(TargetArgument);
-            string? root = result.GetValue(RootOption);
+            string? target = result.GetValue(_target);
+            string? root = result.GetValue(_root);
             if (target is not null && root is not null && Directory.Exists(root)
                 && Path.GetRelativePath(Path.GetFullPath(root), Path.GetFullPath(target)).StartsWith("..", StringComparison.Ordinal))
             {
@@ -175,24 +182,24 @@ internal static class CommandLine
         }
     }
 
-    private static Options Bind(ParseResult result)
+    private Options Bind(ParseResult result)
     {
-        string target = Path.GetFullPath(result.GetValue(TargetArgument)!);
-        string root = result.GetValue(RootOption) is string given
+        string target = Path.GetFullPath(result.GetValue(_target)!);
+        string root = result.GetValue(_root) is string given
             ? Path.GetFullPath(given)
             : Directory.Exists(target) ? target : Path.GetDirectoryName(target)!;
         return new Options(
             target,
             root,
-            result.GetValue(VolumeOption)!,
-            result.GetValue(RunsOption),
-            !result.GetValue(NoIncrementalOption),
-            result.GetValue(TouchOption),
-            result.GetValue(ConfigurationOption)!,
-            Path.GetFullPath(result.GetValue(OutOption)!),
-            Path.GetFullPath(result.GetValue(LoopFolderOption)!),
-            result.GetValue(LoopSizeOption),
-            result.GetValue(PackageDirOption) is string packages ? Path.GetFullPath(packages) : null,
-            result.GetValue(KeepOption));
+            result.GetValue(_volume)!,
+            result.GetValue(_runs),
+            !result.GetValue(_noIncremental),
+            result.GetValue(_touch),
+            result.GetValue(_configuration)!,
+            Path.GetFullPath(result.GetValue(_out)!),
+            Path.GetFullPath(result.GetValue(_loopFolder)!),
+            result.GetValue(_loopSize),
+            result.GetValue(_packageDir) is string packages ? Path.GetFullPath(packages) : null,
+            result.GetValue(_keep));
     }
 }
