@@ -55,6 +55,7 @@ internal static partial class Builds
             arguments.Add("-p:DisableCopyOnWrite=true");
         }
 
+        var filesBefore = workspace.Snapshot();
         Reading<long> usedBefore = volume.UsedBytes(out _);
         Reading<double> load = session.Platform.LoadAverage();
         ShellResult build = Shell.Run("dotnet", arguments, workspace.Root, Session.BuildEnvironment(volume));
@@ -86,9 +87,24 @@ internal static partial class Builds
             bytesWritten = destinations.Select(path => new FileInfo(path)).Where(f => f.Exists).Sum(f => f.Length);
         }
 
+        long apparent = workspace.BytesWrittenSince(filesBefore);
+        long? diskUsed = usedAfter.Value - usedBefore.Value;
+        if (diskUsed is long used && !volume.Dedicated && !Plausible(used, apparent, volume.Identity.CanClone))
+        {
+            session.NoteNotMeasured($"Disk used on {volume.Label} in some builds", $"the used space moved by {MeasurementReport.MiB(used)} while the build wrote {MeasurementReport.MiB(apparent)}: other programs wrote to or freed space on this shared volume meanwhile");
+            diskUsed = null;
+        }
+
         return new BuildMeasurement(volume.Label, variant, kind, run, build.Succeeded, build.Elapsed.TotalSeconds, copyMs, copyCalls,
-            clonedFiles, clonedBytes, filesWritten, bytesWritten, usedAfter.Value - usedBefore.Value, workspace.AddedBytes(), load.Value, flush.Value?.TotalSeconds, logFile);
+            clonedFiles, clonedBytes, filesWritten, bytesWritten, diskUsed, apparent, load.Value, flush.Value?.TotalSeconds, logFile);
     }
+
+    /// <summary>
+    /// Whether a used-space difference on a volume other programs also write to can be the build's own: a build
+    /// takes at most what it wrote (plus a little metadata), and on a file system that cannot clone at least most of it.
+    /// </summary>
+    private static bool Plausible(long used, long apparent, bool? canClone)
+        => used >= (canClone == false ? apparent * 9 / 10 : 0) && used <= apparent + apparent / 10 + (8 << 20);
 
     /// <summary>
     /// The Copy row of the console logger's "Task Performance Summary" (-clp:PerformanceSummary): total time of

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
+using System.Reflection;
 using System.Text.RegularExpressions;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Measure.Platforms;
@@ -168,7 +169,8 @@ internal static partial class Measurement
     private static (string Folder, string Version) FindPackage(string? packageDir)
     {
         string folder = packageDir ?? Path.Combine(AppContext.BaseDirectory, "sdk");
-        string own = typeof(Measurement).Assembly.GetName().Version is Version v ? $"{v.Major}.{v.Minor}.{v.Build}" : string.Empty;
+        // The informational version is the package version (plus "+commit"), prerelease label included.
+        string own = (typeof(Measurement).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? string.Empty).Split('+')[0];
         var packages = (Directory.Exists(folder) ? Directory.GetFiles(folder, "Microsoft.Build.CopyOnWrite.*.nupkg") : [])
             .Select(path => (Path: path, Match: PackageName().Match(Path.GetFileName(path))))
             .Where(p => p.Match.Success)

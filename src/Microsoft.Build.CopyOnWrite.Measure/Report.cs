@@ -190,7 +190,7 @@ internal sealed class MeasurementReport
         md.AppendLine("- **Build**: wall-clock time of the `dotnet build` process. **In Copy**: the `Copy` row of MSBuild's task performance summary (all Copy invocations, summed over nodes).");
         md.AppendLine("- **Cloned / copied**: for our task, exact counts from the build-wide summary logger's data file (`CopyOnWriteSummaryLogger`, `SummaryFile=`); for the stock task, the `Copying file from` lines and the sizes of those destinations (it cannot say whether `File.Copy` cloned).");
         md.AppendLine($"- **Flush after**: how long flushing the volume ({_session.Platform.FlushMethod}) took right after the build: the write-back still owed for what the build wrote. Byte copies land in the page cache, so part of their cost is paid here, after the Copy task returned; clones owe almost nothing. Not part of the build time.");
-        md.AppendLine("- **Disk used**: the file system's used space after the build minus before it (each read after a flush, once it stops moving), so data shared by clones counts once. **Apparent size**: the sum of the sizes of the files the build added.");
+        md.AppendLine("- **Disk used**: the file system's used space after the build minus before it (each read after a flush, once it stops moving), so data shared by clones counts once. **Apparent size**: the sum of the sizes of the files the build created or rewrote (what byte copies would write).");
         md.AppendLine();
         foreach (string kind in Kinds)
         {
