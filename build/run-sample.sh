@@ -21,7 +21,7 @@ echo "== Machine: $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/l
 
 echo "== Packing the SDK and its measurement tool (dotnet-cow-measure)"
 dotnet pack "$repo/src/Microsoft.Build.CopyOnWrite.Measure" -c Release -nologo -v:q -nr:false -o "$artifacts/packages"
-version=$(sed -n 's|.*<CopyOnWriteVersion[^>]*>\([^<]*\)</CopyOnWriteVersion>.*|\1|p' "$repo/Directory.Build.props")
+version=$(dotnet msbuild "$repo/src/Microsoft.Build.CopyOnWrite.Measure" -nologo -getProperty:PackageVersion)
 ls "$artifacts/packages/Microsoft.Build.CopyOnWrite.$version.nupkg" "$artifacts/packages/Microsoft.Build.CopyOnWrite.Measure.$version.nupkg"
 
 echo
