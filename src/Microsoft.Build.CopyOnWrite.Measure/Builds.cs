@@ -5,6 +5,7 @@ using System.IO;
 using System.Linq;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
@@ -22,10 +23,10 @@ internal sealed record BuildMeasurement(
     long? ClonedBytes,
     int FilesWritten,
     long BytesWritten,
-    long DiskUsedBytes,
+    long? DiskUsedBytes,
     long AddedApparentBytes,
-    double LoadAverageBefore,
-    double FlushSecondsAfter,
+    double? LoadAverageBefore,
+    double? FlushSecondsAfter,
     string LogFile);
 
 /// <summary>Runs one `dotnet build` and reads what it did from its console log and our summary logger's JSON.</summary>
@@ -34,9 +35,9 @@ internal static partial class Builds
     public const string OurVariant = "copy-on-write";
     public const string StockVariant = "stock";
 
-    public static BuildMeasurement Run(Session session, Volume volume, Workspace workspace, string variant, string kind, int run)
+    public static BuildMeasurement Run(Session session, MeasuredVolume volume, Workspace workspace, string variant, string kind, int run)
     {
-        string name = $"{volume.Label}-{variant}-{kind}-{run}";
+        string name = $"{volume.FileLabel}-{variant}-{kind}-{run}";
         string logFile = Path.Combine(session.LogFolder, name + ".log");
         string summaryFile = Path.Combine(session.LogFolder, name + ".summary.json");
         File.Delete(summaryFile);
@@ -54,10 +55,14 @@ internal static partial class Builds
             arguments.Add("-p:DisableCopyOnWrite=true");
         }
 
-        long usedBefore = volume.UsedBytes();
-        double load = LoadAverage();
-        ShellResult build = Shell.Run("dotnet", arguments, workspace.Root, session.BuildEnvironment(volume));
-        long usedAfter = volume.UsedBytes(out TimeSpan flush);
+        var filesBefore = workspace.Snapshot();
+        Reading<long> usedBefore = volume.UsedBytes(out _);
+        Reading<double> load = session.Platform.LoadAverage();
+        ShellResult build = Shell.Run("dotnet", arguments, workspace.Root, Session.BuildEnvironment(volume));
+        Reading<long> usedAfter = volume.UsedBytes(out Reading<TimeSpan> flush);
+        session.NoteNotMeasured($"Disk used on {volume.Label}", usedAfter.Unavailable ?? usedBefore.Unavailable);
+        session.NoteNotMeasured("Flush after", flush.Unavailable);
+        session.NoteNotMeasured("Load", load.Unavailable);
         File.WriteAllText(logFile, $"dotnet {string.Join(' ', arguments)}\n(in {workspace.Root})\n\n{build.Output}");
 
         (double copyMs, int copyCalls) = CopyTaskTime(build.Output);
@@ -82,13 +87,24 @@ internal static partial class Builds
             bytesWritten = destinations.Select(path => new FileInfo(path)).Where(f => f.Exists).Sum(f => f.Length);
         }
 
+        long apparent = workspace.BytesWrittenSince(filesBefore);
+        long? diskUsed = usedAfter.Value - usedBefore.Value;
+        if (diskUsed is long used && !volume.Dedicated && !Plausible(used, apparent, volume.Identity.CanClone))
+        {
+            session.NoteNotMeasured($"Disk used on {volume.Label} in some builds", $"the used space moved by {MeasurementReport.MiB(used)} while the build wrote {MeasurementReport.MiB(apparent)}: other programs wrote to or freed space on this shared volume meanwhile");
+            diskUsed = null;
+        }
+
         return new BuildMeasurement(volume.Label, variant, kind, run, build.Succeeded, build.Elapsed.TotalSeconds, copyMs, copyCalls,
-            clonedFiles, clonedBytes, filesWritten, bytesWritten, usedAfter - usedBefore, workspace.AddedBytes(), load, flush.TotalSeconds, logFile);
+            clonedFiles, clonedBytes, filesWritten, bytesWritten, diskUsed, apparent, load.Value, flush.Value?.TotalSeconds, logFile);
     }
 
-    /// <summary>The 1-minute load average before a build: well above 0 means something else was using the processors.</summary>
-    private static double LoadAverage()
-        => File.Exists("/proc/loadavg") && double.TryParse(File.ReadAllText("/proc/loadavg").Split(' ')[0], NumberStyles.Float, CultureInfo.InvariantCulture, out double load) ? load : double.NaN;
+    /// <summary>
+    /// Whether a used-space difference on a volume other programs also write to can be the build's own: a build
+    /// takes at most what it wrote (plus a little metadata), and on a file system that cannot clone at least most of it.
+    /// </summary>
+    private static bool Plausible(long used, long apparent, bool? canClone)
+        => used >= (canClone == false ? apparent * 9 / 10 : 0) && used <= apparent + apparent / 10 + (8 << 20);
 
     /// <summary>
     /// The Copy row of the console logger's "Task Performance Summary" (-clp:PerformanceSummary): total time of

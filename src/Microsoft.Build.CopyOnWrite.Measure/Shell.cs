@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using System.Linq;
 using Microsoft.Build.CopyOnWrite.Shared;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
@@ -10,7 +11,7 @@ internal sealed record ShellResult(int ExitCode, string Output, TimeSpan Elapsed
     public bool Succeeded => ExitCode == 0;
 }
 
-/// <summary>Runs programs (dotnet, mkfs, mount, sync) and captures what they print.</summary>
+/// <summary>Runs programs (dotnet, mkfs, mount) and captures what they print.</summary>
 internal static class Shell
 {
     public static ShellResult Run(string program, IEnumerable<string> arguments, string? workingDirectory = null, IDictionary<string, string?>? environment = null, TimeSpan? timeout = null)
@@ -21,27 +22,58 @@ internal static class Shell
 
     public static ShellResult Run(string program, params string[] arguments) => Run(program, (IEnumerable<string>)arguments);
 
-    /// <summary>Runs and throws with the output when the program fails.</summary>
-    public static ShellResult MustRun(string program, IEnumerable<string> arguments, string? workingDirectory = null, IDictionary<string, string?>? environment = null)
+    /// <summary>Runs, and when the program fails throws one line: the command, its first error line, and where its whole output was saved.</summary>
+    public static ShellResult MustRun(string program, IEnumerable<string> arguments, string? workingDirectory = null, IDictionary<string, string?>? environment = null, string? logFile = null)
     {
         ShellResult result = Run(program, arguments, workingDirectory, environment);
         if (!result.Succeeded)
         {
-            throw new MeasureException($"`{program} {string.Join(' ', arguments)}` failed (exit code {result.ExitCode}) in {workingDirectory ?? Environment.CurrentDirectory}:\n{Tail(result.Output, 60)}");
+            string where = SaveLog(logFile, $"{program} {string.Join(' ', arguments)}\n(in {workingDirectory ?? Environment.CurrentDirectory})\n\n{result.Output}");
+            throw new MeasureException($"`{program} {string.Join(' ', arguments)}` failed (exit code {result.ExitCode}): {FirstError(result.Output)}{where}", Program.MeasurementFailed);
         }
 
         return result;
     }
 
-    public static string Tail(string text, int lines)
+    /// <summary>The first line that reads like an error (MSBuild's "error XX1234:", or "error:"), else the last non-empty line.</summary>
+    public static string FirstError(string output)
     {
-        string[] all = text.Split('\n');
-        return string.Join('\n', all[Math.Max(0, all.Length - lines)..]);
+        string[] lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        return lines.FirstOrDefault(l => l.Contains(": error ", StringComparison.Ordinal) || l.StartsWith("error", StringComparison.OrdinalIgnoreCase))
+            ?? lines.LastOrDefault()
+            ?? "(no output)";
+    }
+
+    public static bool IsOnPath(string program)
+        => (Environment.GetEnvironmentVariable("PATH") ?? string.Empty)
+            .Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
+            .Any(folder => File.Exists(Path.Combine(folder, program)));
+
+    private static string SaveLog(string? logFile, string text)
+    {
+        if (logFile is null)
+        {
+            return string.Empty;
+        }
+
+        try
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(logFile)!);
+            File.WriteAllText(logFile, text);
+            return $" (whole output: {logFile})";
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return string.Empty;
+        }
     }
 }
 
-/// <summary>A failure the tool explains to its user and stops on.</summary>
-internal sealed class MeasureException(string message) : Exception(message);
+/// <summary>A failure the tool explains to its user in one line and stops on.</summary>
+internal sealed class MeasureException(string message, int exitCode = Program.BadInput) : Exception(message)
+{
+    public int ExitCode { get; } = exitCode;
+}
 
 internal static class Paths
 {

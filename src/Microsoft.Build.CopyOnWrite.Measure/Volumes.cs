@@ -1,105 +1,142 @@
 using System;
-using System.Globalization;
+using System.Collections.Generic;
 using System.IO;
+using System.Linq;
 using System.Threading;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
-/// <summary>Where a measurement runs: a fresh loop-mounted file system (root only), or a folder on an existing one.</summary>
-internal sealed class Volume : IDisposable
+/// <summary>
+/// Where a measurement runs: a folder the user named (on whatever file system holds it), or, on Linux as root, a
+/// fresh XFS/btrfs/ext4 volume in a loop-mounted image. Either way the measurement works in a folder of its own
+/// inside it (<see cref="WorkFolder"/>), removed at the end.
+/// </summary>
+internal sealed class MeasuredVolume : IDisposable
 {
+    /// <summary>The --volume values that make a fresh loop volume instead of naming a folder.</summary>
+    public static readonly IReadOnlyList<string> LoopKinds = ["xfs", "btrfs", "ext4"];
+
+    private readonly IMeasurementPlatform _platform;
     private readonly string? _image;
+    private readonly bool _createdFolder;
 
-    private Volume(string label, string root, string fileSystem, string description, bool dedicated, string? image)
+    private MeasuredVolume(IMeasurementPlatform platform, string requested, string folder, string workFolder, bool createdFolder, string? image, VolumeIdentity identity, string kind)
     {
-        Label = label;
-        Root = root;
-        FileSystem = fileSystem;
-        Description = description;
-        Dedicated = dedicated;
+        _platform = platform;
+        Requested = requested;
+        Folder = folder;
+        WorkFolder = workFolder;
+        _createdFolder = createdFolder;
         _image = image;
+        Identity = identity;
+        Kind = kind;
     }
 
-    /// <summary>"xfs", "btrfs", "ext4" or "here".</summary>
-    public string Label { get; }
+    /// <summary>What the user passed to --volume.</summary>
+    public string Requested { get; }
 
-    /// <summary>The folder the measurement may use.</summary>
-    public string Root { get; }
+    /// <summary>The folder measured in: the user's, or the loop volume's mount point.</summary>
+    public string Folder { get; }
 
-    /// <summary>The file system type as the kernel names it (stat -f).</summary>
-    public string FileSystem { get; }
+    /// <summary>This run's own folder inside <see cref="Folder"/>: the copy of the tree, the package cache.</summary>
+    public string WorkFolder { get; }
 
-    public string Description { get; }
+    public VolumeIdentity Identity { get; }
 
-    /// <summary>True for a volume only this tool writes to: its used-space delta is the build's.</summary>
-    public bool Dedicated { get; }
+    /// <summary>"folder", or "new xfs loop volume" and the like.</summary>
+    public string Kind { get; }
 
-    public static Volume Create(string label, string scratch, int sizeMiB)
+    /// <summary>A fresh loop volume only this tool writes to: its used-space difference is the build's alone.</summary>
+    public bool Dedicated => _image is not null;
+
+    /// <summary>Short name in tables; set once all volumes are known (<see cref="AssignLabels"/>).</summary>
+    public string Label { get; private set; } = string.Empty;
+
+    /// <summary><see cref="Label"/> as a file name part (build logs).</summary>
+    public string FileLabel => System.Text.RegularExpressions.Regex.Replace(Label, "[^A-Za-z0-9.-]+", "_").Trim('_');
+
+    /// <summary>Checks and prepares a --volume value: a loop kind, or a folder that exists or whose parent does.</summary>
+    public static MeasuredVolume Open(string requested, IMeasurementPlatform platform, string loopFolder, int loopSizeMiB, string runName)
     {
-        if (label == "here")
+        if (LoopKinds.Contains(requested, StringComparer.Ordinal))
         {
-            string folder = Path.Combine(scratch, "here");
-            Directory.CreateDirectory(folder);
-            string type = FileSystemType(folder);
-            return new Volume("here", folder, type, $"{type} ({folder}, shared with the rest of the machine)", dedicated: false, image: null);
+            return CreateLoopVolume(requested, platform, loopFolder, loopSizeMiB, runName);
         }
 
-        if (!OperatingSystem.IsLinux())
+        string folder = Path.GetFullPath(requested);
+        if (File.Exists(folder))
         {
-            throw new MeasureException($"--volume {label} makes a loop-mounted file system, which needs Linux. Use --volume here.");
+            throw new MeasureException($"--volume {requested}: {folder} is a file; name a folder on the file system to measure (it is created if its parent exists).");
         }
 
-        if (!Environment.IsPrivilegedProcess)
+        bool created = false;
+        if (!Directory.Exists(folder))
         {
-            throw new MeasureException($"--volume {label} makes a loop-mounted file system, which needs root (sudo). Use --volume here to measure where you are.");
+            string? parent = Path.GetDirectoryName(folder);
+            if (parent is null || !Directory.Exists(parent))
+            {
+                throw new MeasureException($"--volume {requested}: neither {folder} nor the folder above it exists; name a folder on the file system to measure.");
+            }
+
+            CreateFolder(requested, folder);
+            created = true;
         }
 
-        (string mkfs, string[] options, string describe) = label switch
+        string work = Path.Combine(folder, runName);
+        CreateFolder(requested, work);
+        try
         {
-            "xfs" => ("mkfs.xfs", new[] { "-q", "-f", "-m", "reflink=1" }, "XFS, mkfs.xfs -m reflink=1"),
-            "btrfs" => ("mkfs.btrfs", new[] { "-q", "-f" }, "btrfs, mkfs.btrfs defaults"),
-            "ext4" => ("mkfs.ext4", new[] { "-q", "-F" }, "ext4, mkfs.ext4 defaults (cannot clone)"),
-            _ => throw new MeasureException($"Unknown volume kind '{label}': use xfs, btrfs, ext4 or here."),
-        };
-
-        string image = Path.Combine(scratch, label + ".img");
-        string mountPoint = Path.Combine(scratch, label);
-        Directory.CreateDirectory(mountPoint);
-        using (FileStream stream = File.Create(image))
-        {
-            stream.SetLength((long)sizeMiB << 20); // sparse
+            return new MeasuredVolume(platform, requested, folder, work, created, image: null, platform.Identify(work), "folder");
         }
-
-        Shell.MustRun(mkfs, [.. options, image]);
-        Shell.MustRun("mount", ["-o", "loop", image, mountPoint]);
-        return new Volume(label, mountPoint, FileSystemType(mountPoint), $"{describe}; {sizeMiB} MiB loop image on {FileSystemType(scratch)}", dedicated: true, image);
+        catch
+        {
+            DeleteQuietly(work);
+            throw;
+        }
     }
 
-    /// <summary>Bytes in use on the file system, after its pending writes and frees have been made durable.</summary>
-    public long UsedBytes() => UsedBytes(out _);
-
-    /// <summary>As <see cref="UsedBytes()"/>, and how long the first flush (syncfs) took: the write-back still owed for what was written.</summary>
-    public long UsedBytes(out TimeSpan firstFlush)
+    /// <summary>Labels for tables: the file system's name ("Dev Drive" for one), or the folder where two would be the same.</summary>
+    public static void AssignLabels(IReadOnlyList<MeasuredVolume> volumes)
     {
-        var clock = System.Diagnostics.Stopwatch.StartNew();
-        Shell.Run("sync", "-f", Root);
-        firstFlush = clock.Elapsed;
-        Settle();
-        return ReadUsedBytes();
+        foreach (MeasuredVolume volume in volumes)
+        {
+            volume.Label = volume.Identity.DevDrive == true ? "Dev Drive" : volume.Identity.FileSystem;
+        }
+
+        foreach (IGrouping<string, MeasuredVolume> same in volumes.GroupBy(v => v.Label, StringComparer.OrdinalIgnoreCase).Where(g => g.Count() > 1))
+        {
+            foreach (MeasuredVolume volume in same)
+            {
+                volume.Label = $"{volume.Label} ({(volume.Dedicated ? "new" : volume.Folder)})";
+            }
+        }
+    }
+
+    /// <summary>Bytes in use on the volume once its pending writes and frees are durable, or why that cannot be read here.</summary>
+    public Reading<long> UsedBytes(out Reading<TimeSpan> firstFlush)
+    {
+        firstFlush = _platform.Flush(WorkFolder);
+        Settle(firstFlush.Value is not null);
+        return _platform.UsedBytes(WorkFolder);
     }
 
     /// <summary>
-    /// Flushes the file system (syncfs) and waits until its used space stops moving: XFS frees deleted inodes in
-    /// the background and btrfs frees extents at transaction commit, so a reading right after a delete can be stale.
+    /// Flushes until the used space stops moving: XFS frees deleted inodes in the background and btrfs frees extents
+    /// at transaction commit, so a reading right after a delete can be stale.
     /// </summary>
-    public void Settle()
+    private void Settle(bool canFlush)
     {
-        long previous = -1;
+        long? previous = null;
         for (int attempt = 0; attempt < 20; attempt++)
         {
-            Shell.Run("sync", "-f", Root);
-            long now = ReadUsedBytes();
-            if (now == previous)
+            if (canFlush)
+            {
+                _platform.Flush(WorkFolder);
+            }
+
+            long? now = _platform.UsedBytes(WorkFolder).Value;
+            if (now is null || now == previous)
             {
                 return;
             }
@@ -109,40 +146,124 @@ internal sealed class Volume : IDisposable
         }
     }
 
-    private long ReadUsedBytes()
-    {
-        // stat -f: %b total blocks, %f free blocks, %S fundamental block size.
-        ShellResult stat = Shell.MustRun("stat", ["-f", "-c", "%b %f %S", Root]);
-        string[] fields = stat.Output.Trim().Split(' ');
-        long total = long.Parse(fields[0], CultureInfo.InvariantCulture);
-        long free = long.Parse(fields[1], CultureInfo.InvariantCulture);
-        long blockSize = long.Parse(fields[2], CultureInfo.InvariantCulture);
-        return (total - free) * blockSize;
-    }
+    public void Dispose() => Dispose(keep: false);
 
-    public static string FileSystemType(string path)
-        => OperatingSystem.IsWindows() ? "NTFS/ReFS" : Shell.Run("stat", "-f", "-c", "%T", path).Output.Trim();
-
-    public void Dispose()
+    /// <summary>Removes this run's folder (or, with <paramref name="keep"/>, leaves it and a loop volume mounted).</summary>
+    public void Dispose(bool keep)
     {
-        if (_image is null)
+        if (keep)
         {
             return;
         }
 
-        Shell.Run("umount", Root);
-        if (Shell.Run("mountpoint", "-q", Root).Succeeded)
+        DeleteQuietly(WorkFolder);
+        if (_createdFolder)
         {
-            Shell.Run("umount", "-l", Root);
+            DeleteQuietly(Folder);
+        }
+
+        if (_image is not null)
+        {
+            Unmount(Folder, _image);
+        }
+    }
+
+    private static MeasuredVolume CreateLoopVolume(string kind, IMeasurementPlatform platform, string loopFolder, int sizeMiB, string runName)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            throw new MeasureException($"--volume {kind} makes a fresh loop-mounted file system, which needs Linux; elsewhere name a folder on the volume to measure (--volume D:\\cow).");
+        }
+
+        if (!Environment.IsPrivilegedProcess)
+        {
+            throw new MeasureException($"--volume {kind} makes a fresh loop-mounted file system, which needs root (sudo); or name a folder on an existing {kind} volume (--volume /mnt/{kind}/scratch).");
+        }
+
+        (string mkfs, string[] options, string package) = kind switch
+        {
+            "xfs" => ("mkfs.xfs", new[] { "-q", "-f", "-m", "reflink=1" }, "xfsprogs"),
+            "btrfs" => ("mkfs.btrfs", new[] { "-q", "-f" }, "btrfs-progs"),
+            _ => ("mkfs.ext4", new[] { "-q", "-F" }, "e2fsprogs"),
+        };
+
+        if (!Shell.IsOnPath(mkfs))
+        {
+            throw new MeasureException($"--volume {kind} needs {mkfs}, which is not installed (apt-get install {package}).");
+        }
+
+        Directory.CreateDirectory(loopFolder);
+        string image = Path.Combine(loopFolder, $"{runName}-{kind}.img");
+        string mountPoint = Path.Combine(loopFolder, $"{runName}-{kind}");
+        Directory.CreateDirectory(mountPoint);
+        try
+        {
+            using (FileStream stream = File.Create(image))
+            {
+                stream.SetLength((long)sizeMiB << 20); // sparse
+            }
+
+            Shell.MustRun(mkfs, [.. options, image]);
+            Shell.MustRun("mount", ["-o", "loop", image, mountPoint]);
+            string work = Path.Combine(mountPoint, runName);
+            Directory.CreateDirectory(work);
+            return new MeasuredVolume(platform, kind, mountPoint, work, createdFolder: false, image, platform.Identify(work), $"new {kind} loop volume ({sizeMiB} MiB image)");
+        }
+        catch
+        {
+            Unmount(mountPoint, image);
+            throw;
+        }
+    }
+
+    private static void Unmount(string mountPoint, string image)
+    {
+        if (Shell.Run("mountpoint", "-q", mountPoint).Succeeded)
+        {
+            if (!Shell.Run("umount", mountPoint).Succeeded)
+            {
+                Shell.Run("umount", "-l", mountPoint);
+            }
         }
 
         try
         {
-            File.Delete(_image);
-            Directory.Delete(Root);
+            File.Delete(image);
+            Directory.Delete(mountPoint);
         }
         catch (IOException)
         {
+        }
+    }
+
+    private static void CreateFolder(string requested, string folder)
+    {
+        try
+        {
+            Directory.CreateDirectory(folder);
+        }
+        catch (UnauthorizedAccessException)
+        {
+            throw new MeasureException($"--volume {requested}: no permission to write in {Path.GetDirectoryName(folder)}; name a folder you can write to.");
+        }
+        catch (IOException e)
+        {
+            throw new MeasureException($"--volume {requested}: cannot create {folder}: {e.Message}");
+        }
+    }
+
+    private static void DeleteQuietly(string folder)
+    {
+        try
+        {
+            if (Directory.Exists(folder))
+            {
+                Directory.Delete(folder, recursive: true);
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            Console.Error.WriteLine($"dotnet-cow-measure: could not remove {folder}: {e.Message}");
         }
     }
 }

@@ -47,13 +47,21 @@ internal sealed class Workspace
         }
     }
 
-    /// <summary>Sum of the sizes of the files a build added (their apparent size: what a byte copy would write).</summary>
-    public long AddedBytes()
+    /// <summary>Every file now in the tree, with its size and last write time, to tell later what a build wrote.</summary>
+    public Dictionary<string, (long Length, DateTime LastWriteUtc)> Snapshot()
         => Entries()
-            .Where(e => !_pristine.Contains(e))
             .Select(e => new FileInfo(Path.Combine(Root, e)))
             .Where(f => f.Exists && f.LinkTarget is null)
-            .Sum(f => f.Length);
+            .ToDictionary(f => f.FullName, f => (f.Length, f.LastWriteTimeUtc), StringComparer.Ordinal);
+
+    /// <summary>
+    /// Sum of the sizes of the files a build created or rewrote since <paramref name="before"/> (their apparent size:
+    /// what a byte copy would write). For a clean build that is every output; for an incremental one only what changed.
+    /// </summary>
+    public long BytesWrittenSince(Dictionary<string, (long Length, DateTime LastWriteUtc)> before)
+        => Snapshot()
+            .Where(now => !before.TryGetValue(now.Key, out (long Length, DateTime LastWriteUtc) then) || then != now.Value)
+            .Sum(now => now.Value.Length);
 
     private IEnumerable<string> Entries()
     {

@@ -1,0 +1,92 @@
+using System;
+using System.Runtime.InteropServices;
+
+namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
+
+/// <summary>
+/// What the measurement needs from the operating system: which file system holds a folder and whether it can clone,
+/// how much of it is in use, making its pending writes durable, and what machine this is. One implementation per OS
+/// (LinuxPlatform, WindowsPlatform, MacPlatform); the Windows and macOS ones decide from what their OS answers
+/// (<see cref="IWindowsSystem"/>, <see cref="IMacSystem"/>), so those decisions are tested on any OS.
+/// </summary>
+internal interface IMeasurementPlatform
+{
+    /// <summary>The file system holding <paramref name="folder"/> (which exists and is writable), as the OS names it, and whether it can clone there.</summary>
+    VolumeIdentity Identify(string folder);
+
+    /// <summary>Bytes in use on the file system holding <paramref name="folder"/>, or why the OS cannot say.</summary>
+    Reading<long> UsedBytes(string folder);
+
+    /// <summary>Makes the file system's pending writes durable; how long that took, or why it cannot be done.</summary>
+    Reading<TimeSpan> Flush(string folder);
+
+    /// <summary>How <see cref="Flush"/> does it, for the report's method section.</summary>
+    string FlushMethod { get; }
+
+    /// <summary>The 1-minute load average: well above 0 means something else is using the processors.</summary>
+    Reading<double> LoadAverage();
+
+    MachineDescription DescribeMachine();
+}
+
+/// <summary>A number the operating system gave, or the reason it gave none (the report prints the reason, never a made-up number).</summary>
+internal readonly record struct Reading<T>(T? Value, string? Unavailable)
+    where T : struct
+{
+    public static Reading<T> Of(T value) => new(value, null);
+
+    public static Reading<T> None(string why) => new(null, why);
+}
+
+/// <summary>What the operating system says about the file system a measured folder is on.</summary>
+/// <param name="FileSystem">Its name as the OS gives it: xfs, btrfs, ext4, ReFS, NTFS, apfs...</param>
+/// <param name="CanClone">Whether files can be cloned there; null when the OS could not tell.</param>
+/// <param name="CloneEvidence">How that is known: a probe clone's result, or the flag the volume reports.</param>
+/// <param name="StockCopyClones">Whether MSBuild's own Copy task (File.Copy) clones there too; null when unknown.</param>
+/// <param name="DevDrive">Windows: whether the volume is a Dev Drive; null elsewhere or when the OS could not tell.</param>
+/// <param name="TrustedDevDrive">Windows: whether that Dev Drive is trusted (antivirus in performance mode); null when not a Dev Drive.</param>
+/// <param name="VolumeRoot">Where the volume is mounted (its root).</param>
+/// <param name="UsedSpaceCaveat">Why the volume's used space can move for reasons other than the build, when the OS makes it so.</param>
+internal sealed record VolumeIdentity(
+    string FileSystem,
+    bool? CanClone,
+    string CloneEvidence,
+    bool? StockCopyClones,
+    bool? DevDrive,
+    bool? TrustedDevDrive,
+    string VolumeRoot,
+    string? UsedSpaceCaveat);
+
+/// <summary>The machine, as the report describes it.</summary>
+internal sealed record MachineDescription(string Cpu, int Cores, string Memory, string OperatingSystem);
+
+internal static class MeasurementPlatforms
+{
+    /// <summary>The platform of this process.</summary>
+    public static IMeasurementPlatform ForThisProcess()
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            return new LinuxPlatform();
+        }
+
+        if (OperatingSystem.IsWindows())
+        {
+            return new WindowsPlatform(new WindowsSystem());
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            return new MacPlatform(new MacSystem());
+        }
+
+        throw new MeasureException($"dotnet-cow-measure runs on Linux, Windows and macOS, not on {RuntimeInformation.OSDescription}.");
+    }
+
+    /// <summary>Installed memory as the runtime sees it (the same call on every OS).</summary>
+    public static string MemoryText()
+    {
+        long bytes = GC.GetGCMemoryInfo().TotalAvailableMemoryBytes;
+        return bytes > 0 ? $"{bytes / 1073741824.0:0.0} GiB" : "unknown";
+    }
+}
