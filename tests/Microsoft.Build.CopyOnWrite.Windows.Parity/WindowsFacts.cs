@@ -1,0 +1,6 @@
+namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
+
+internal static class WindowsFacts
+{
+    public static void Print(string scratch) { }
+}
