@@ -48,6 +48,8 @@ internal static class Scenarios
                 .Shows(IntendedDifferences.FailedCopyKeepsDestination, "{R}/out/a.txt");
         }
 
+        yield return S("source with a Zone.Identifier stream (the Mark of the Web)").WithSource().Arrange(t => File.WriteAllText(t.At("src/a.txt") + ":Zone.Identifier", "[ZoneTransfer]\r\nZoneId=3\r\n"))
+            .Sources("{R}/src/a.txt").Folder("{R}/out").Observe(t => new[] { "{R}/out/a.txt:Zone.Identifier " + StreamText(t.At("out/a.txt")) });
         yield return S("sparse source over 4 GiB").Arrange(t => t.Sparse("src/big.bin", (4L << 30) + 65536)).Sources("{R}/src/big.bin").Folder("{R}/out");
         yield return S("cancelled during a retry wait").WithSource().Sources("{R}/src/a.txt").Destinations("{R}/out/a.txt").Set("Retries", 3).Set("RetryDelayMilliseconds", 1500)
             .Arrange(t => t.Hold("src/a.txt", FileAccess.ReadWrite, FileShare.None)).Cancelled(TimeSpan.FromMilliseconds(400))
@@ -57,6 +59,18 @@ internal static class Scenarios
     public static string Describe(FileShare share) => share == FileShare.None ? "nothing" : share.ToString().Replace(", ", "+", StringComparison.Ordinal);
 
     private static WindowsScenario S(string name) => new(name);
+
+    private static string StreamText(string path)
+    {
+        try
+        {
+            return "\"" + File.ReadAllText(path + ":Zone.Identifier").Replace("\r\n", "|", StringComparison.Ordinal) + "\"";
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return "missing (" + e.GetType().Name + ")";
+        }
+    }
 
     private static WindowsScenario WithSource(this WindowsScenario scenario) => scenario.Arrange(t => t.File("src/a.txt"));
 

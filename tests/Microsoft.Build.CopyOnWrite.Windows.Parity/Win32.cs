@@ -14,6 +14,7 @@ internal static unsafe class Win32
     public const uint FsctlSetSparse = 0x000900C4;
     public const uint FsctlGetIntegrityInformation = 0x0009027C;
     public const uint FsctlDuplicateExtentsToFile = 0x00098344;
+    public const int FileRenameInfo = 3;
     public const int FileRenameInfoEx = 22;
     public const uint FileRenameFlagReplaceIfExists = 0x1;
     public const uint FileRenameFlagPosixSemantics = 0x2;
@@ -39,7 +40,7 @@ internal static unsafe class Win32
     /// Link count, volume serial and file index of a file, through a handle that asks only to read attributes:
     /// sharing rules do not apply to it, so it works while another handle holds the file with FileShare.None.
     /// </summary>
-    public static (uint Links, ulong Identity, uint VolumeSerial) Identity(string path)
+    public static (uint Links, ulong Identity, uint VolumeSerial, long ChangeTime) Identity(string path)
     {
         using SafeFileHandle handle = CreateFileW(path, FileReadAttributes, (uint)(FileShare.ReadWrite | FileShare.Delete), IntPtr.Zero, OpenExisting, FileFlagBackupSemantics, IntPtr.Zero);
         if (handle.IsInvalid)
@@ -52,7 +53,13 @@ internal static unsafe class Win32
             throw new Win32Exception();
         }
 
-        return (information.NumberOfLinks, ((ulong)information.FileIndexHigh << 32) | information.FileIndexLow, information.VolumeSerialNumber);
+        long* basic = stackalloc long[5]; // FILE_BASIC_INFO: creation, access, write, change, attributes (padded): 40 bytes
+        if (!GetFileInformationByHandleEx(handle, 0, basic, 40))
+        {
+            throw new Win32Exception();
+        }
+
+        return (information.NumberOfLinks, ((ulong)information.FileIndexHigh << 32) | information.FileIndexLow, information.VolumeSerialNumber, basic[3]);
     }
 
     public static void CreateHardLink(string newPath, string existingPath)
@@ -79,7 +86,7 @@ internal static unsafe class Win32
     }
 
     /// <summary>SetFileInformationByHandle(FileRenameInfoEx): renames the open file to <paramref name="newPath"/>; 0 or the error.</summary>
-    public static int RenameByHandle(SafeFileHandle file, string newPath, uint flags)
+    public static int RenameByHandle(SafeFileHandle file, string newPath, uint flags, int informationClass = FileRenameInfoEx)
     {
         // FILE_RENAME_INFO: a 4-byte union (Flags / ReplaceIfExists), pointer-aligned RootDirectory, name length in bytes, name.
         int nameBytes = newPath.Length * 2;
@@ -93,7 +100,7 @@ internal static unsafe class Win32
             Buffer.MemoryCopy(name, buffer + 8 + IntPtr.Size + 4, nameBytes, nameBytes);
         }
 
-        return SetFileInformationByHandle(file, FileRenameInfoEx, buffer, (uint)size) ? 0 : Marshal.GetLastWin32Error();
+        return SetFileInformationByHandle(file, informationClass, buffer, (uint)size) ? 0 : Marshal.GetLastWin32Error();
     }
 
     public static int Flush(SafeFileHandle file) => FlushFileBuffers(file) ? 0 : Marshal.GetLastWin32Error();
@@ -143,6 +150,9 @@ internal static unsafe class Win32
 
     [DllImport(Kernel32, SetLastError = true, CharSet = CharSet.Unicode)]
     public static extern SafeFileHandle CreateFileW(string path, uint access, uint share, IntPtr security, uint disposition, uint flags, IntPtr template);
+
+    [DllImport(Kernel32, SetLastError = true)]
+    private static extern bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, void* information, uint size);
 
     [DllImport(Kernel32, SetLastError = true, CharSet = CharSet.Unicode)]
     private static extern bool CreateHardLinkW(string newPath, string existingPath, IntPtr security);

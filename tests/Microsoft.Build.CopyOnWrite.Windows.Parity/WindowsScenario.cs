@@ -60,6 +60,15 @@ internal sealed class WindowsScenario(string name)
         return this;
     }
 
+    /// <summary>Extra lines for the files facet, e.g. an alternate data stream the snapshot does not list.</summary>
+    public Func<WindowsTree, IEnumerable<string>>? ExtraFacts { get; private set; }
+
+    public WindowsScenario Observe(Func<WindowsTree, IEnumerable<string>> facts)
+    {
+        ExtraFacts = facts;
+        return this;
+    }
+
     public WindowsScenario Cancelled(TimeSpan after)
     {
         CancelAfter = after;
@@ -131,6 +140,10 @@ internal static class WindowsParityHarness
         Observation observation = Observation.From(result, tree);
         observation.Before = before;
         observation.Files = tree.Snapshot();
+        if (scenario.ExtraFacts is not null)
+        {
+            observation.Files.AddRange(scenario.ExtraFacts(tree));
+        }
         return observation;
     }
 

@@ -130,11 +130,11 @@ internal sealed class WindowsTree : IDisposable
 
         var options = new EnumerationOptions { RecurseSubdirectories = true, AttributesToSkip = 0, IgnoreInaccessible = false };
         var entries = Directory.EnumerateFileSystemEntries(Root, "*", options).OrderBy(p => p, StringComparer.Ordinal).ToList();
-        var identities = new Dictionary<string, (uint Links, ulong Identity)>(StringComparer.Ordinal);
+        var identities = new Dictionary<string, (uint Links, ulong Identity, string Key)>(StringComparer.Ordinal);
         foreach (string path in entries.Where(System.IO.File.Exists))
         {
-            (uint links, ulong identity, _) = Win32.Identity(path);
-            identities[path] = (links, identity);
+            (uint links, ulong identity, uint volume, long changeTime) = Win32.Identity(path);
+            identities[path] = (links, identity, $"{volume}:{identity}:{changeTime}");
         }
 
         var lines = new List<string>();
@@ -159,8 +159,8 @@ internal sealed class WindowsTree : IDisposable
                 line.Append(" created ").Append(DescribeTime(info.CreationTimeUtc));
             }
 
-            (uint links, ulong id) = identities[path];
-            line.Append(" links ").Append(links).Append(" content ").Append(DescribeContent(path, info.Length));
+            (uint links, ulong id, string key) = identities[path];
+            line.Append(" links ").Append(links).Append(" content ").Append(DescribeContent(path, info.Length, $"{key}:{info.Length}:{info.LastWriteTimeUtc.Ticks}"));
             List<string> same = identities.Where(e => e.Value.Identity == id && e.Key != path).Select(e => "{R}" + e.Key.Substring(Root.Length).Replace('\\', '/')).ToList();
             if (same.Count > 0)
             {
@@ -209,6 +209,15 @@ internal sealed class WindowsTree : IDisposable
 
         return hash.ToString("x16");
     }
+
+    /// <summary>
+    /// Hashes of large files by file identity, size, last-write and change time: a file none of those moved on has
+    /// the same bytes (any write moves the change time), and hashing 4 GiB again costs seconds under Wine.
+    /// </summary>
+    private static readonly System.Collections.Concurrent.ConcurrentDictionary<string, string> LargeFileHashes = new();
+
+    private static string DescribeContent(string path, long size, string identity)
+        => size > LargeFileBytes ? LargeFileHashes.GetOrAdd(identity, _ => DescribeContent(path, size)) : DescribeContent(path, size);
 
     private static string DescribeContent(string path, long size)
     {
