@@ -52,7 +52,8 @@ internal static class Program
         tests.AddRange(Scenarios.Tests(scratch));
         tests.AddRange(EngineTests.All(scratch));
         tests.AddRange(ConcurrentWriters.Tests(scratch));
-        tests.AddRange(RealWindows.Tests());
+        tests.AddRange(RealWindows.Tests(scratch));
+        tests.AddRange(RealWindows.ParityElsewhere(Path.GetFileName(scratch)));
         if (filter is not null)
         {
             tests = tests.Where(t => t.FullName.Contains(filter, StringComparison.OrdinalIgnoreCase)).ToList();

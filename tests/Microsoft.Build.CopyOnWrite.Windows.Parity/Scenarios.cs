@@ -75,8 +75,8 @@ internal static class Scenarios
     private static WindowsScenario WithSource(this WindowsScenario scenario) => scenario.Arrange(t => t.File("src/a.txt"));
 
     /// <summary>One test per scenario: stock and ours on identical trees, compared after the intended differences.</summary>
-    public static IEnumerable<WindowsTest> Tests(string scratch)
-        => All().Select(scenario => new WindowsTest("Parity", scenario.Name, log =>
+    public static IEnumerable<WindowsTest> Tests(string scratch, string group = "Parity")
+        => All().Select(scenario => new WindowsTest(group, scenario.Name, log =>
         {
             (Observation stock, Observation ours) = WindowsParityHarness.Run(scenario, scratch);
             log.Line($"stock ({stock.ElapsedMilliseconds:0} ms):{Environment.NewLine}{stock.Describe()}");

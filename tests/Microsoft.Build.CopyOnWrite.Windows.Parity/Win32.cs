@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.ComponentModel;
 using System.IO;
 using System.Runtime.InteropServices;
@@ -117,6 +118,62 @@ internal static unsafe class Win32
         return CopyFile2Native(source, destination, &parameters);
     }
 
+    /// <summary>Bytes per cluster of the volume whose root is <paramref name="root"/> (e.g. "R:\\").</summary>
+    public static long ClusterBytes(string root)
+    {
+        if (!GetDiskFreeSpaceW(root, out uint sectorsPerCluster, out uint bytesPerSector, out _, out _))
+        {
+            throw new Win32Exception(Marshal.GetLastWin32Error(), $"GetDiskFreeSpace {root}");
+        }
+
+        return (long)sectorsPerCluster * bytesPerSector;
+    }
+
+    /// <summary>
+    /// The file system's own record of where a file's clusters are and how many files share each
+    /// (FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT, what `fsutil file queryExtentsAndRefCounts` shows).
+    /// </summary>
+    public static List<(long Vcn, long Clusters, long Lcn, uint References)> ExtentsAndReferenceCounts(string path)
+    {
+        const uint FsctlGetRetrievalPointersAndRefcount = 0x000903D3;
+        const int ErrorMoreData = 234;
+        const int ErrorHandleEof = 38;
+        var extents = new List<(long, long, long, uint)>();
+        using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete);
+        byte* output = stackalloc byte[16 + (24 * 128)];
+        long startingVcn = 0;
+        while (true)
+        {
+            int error = Ioctl(handle, FsctlGetRetrievalPointersAndRefcount, &startingVcn, 8, output, 16 + (24 * 128));
+            if (error == ErrorHandleEof)
+            {
+                return extents; // nothing allocated (empty or resident file)
+            }
+
+            if (error != 0 && error != ErrorMoreData)
+            {
+                throw new Win32Exception(error, $"FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT {path}");
+            }
+
+            uint count = *(uint*)output;
+            long vcn = *(long*)(output + 8);
+            for (int i = 0; i < count; i++)
+            {
+                byte* extent = output + 16 + (24 * i);
+                long nextVcn = *(long*)extent;
+                extents.Add((vcn, nextVcn - vcn, *(long*)(extent + 8), *(uint*)(extent + 16)));
+                vcn = nextVcn;
+            }
+
+            if (error == 0 || count == 0)
+            {
+                return extents;
+            }
+
+            startingVcn = vcn;
+        }
+    }
+
     public static string Describe(int error) => $"{error} ({new Win32Exception(error).Message})";
 
     /// <summary>BY_HANDLE_FILE_INFORMATION: FILETIMEs are 4-byte aligned, hence Pack = 4 (52 bytes).</summary>
@@ -150,6 +207,9 @@ internal static unsafe class Win32
 
     [DllImport(Kernel32, SetLastError = true, CharSet = CharSet.Unicode)]
     public static extern SafeFileHandle CreateFileW(string path, uint access, uint share, IntPtr security, uint disposition, uint flags, IntPtr template);
+
+    [DllImport(Kernel32, SetLastError = true, CharSet = CharSet.Unicode)]
+    private static extern bool GetDiskFreeSpaceW(string root, out uint sectorsPerCluster, out uint bytesPerSector, out uint freeClusters, out uint totalClusters);
 
     [DllImport(Kernel32, SetLastError = true)]
     private static extern bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, void* information, uint size);
