@@ -76,10 +76,13 @@ fi
 prefix="${COW_WINE_PREFIX:-$home/.cache/cow-wine/prefix}"
 wine_env=(WINEPREFIX="$prefix" WINEDEBUG=-all DISPLAY= WAYLAND_DISPLAY=)
 
-# A prefix of our own, made once and kept: the first boot takes a while, later runs reuse it.
+# A prefix of our own, made once and kept: the first boot takes a while, later runs reuse it. Runs from other
+# worktrees may share it (Wine runs several programs in one prefix), so only its making is serialised.
+as_user mkdir -p "$(dirname "$prefix")"
+exec 9>>"$(dirname "$prefix")/.make-prefix.lock"
+flock 9
 if [ ! -f "$prefix/system.reg" ]; then
   t="$(seconds)"
-  as_user mkdir -p "$(dirname "$prefix")"
   # Without Mono and Gecko: there is nothing to download them from, and .NET brings its own runtime.
   as_user env "${wine_env[@]}" WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init > "$out/wineboot.log" 2>&1
   # .NET 10 supports Windows 10 and later; Wine 8 imitates Windows 7 unless told otherwise.
@@ -87,13 +90,13 @@ if [ ! -f "$prefix/system.reg" ]; then
   as_user env "${wine_env[@]}" "$wineserver" -w
   echo "made the Wine prefix $prefix in $(elapsed "$t")"
 fi
+flock -u 9
 
 t="$(seconds)"
 windows_results="Z:${out//\//\\}\\results"
 as_user env "${wine_env[@]}" timeout 1800 "$wine" "$out/program/Microsoft.Build.CopyOnWrite.Windows.Parity.exe" --results "$windows_results" "$@" 2>&1 \
   | tr -d '\r' | tee "$out/output.log"
 wine_status=${PIPESTATUS[0]}
-as_user env "${wine_env[@]}" "$wineserver" -k 2>/dev/null
 echo "ran under Wine in $(elapsed "$t") (wine's own exit code $wine_status, not used to judge the run)"
 
 closing="$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$out/output.log" | tail -n 1)"

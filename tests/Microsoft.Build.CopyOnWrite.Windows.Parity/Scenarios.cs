@@ -83,5 +83,11 @@ internal static class Scenarios
             log.Line($"ours ({ours.ElapsedMilliseconds:0} ms):{Environment.NewLine}{ours.Describe()}");
             string? diff = WindowsParityHarness.Compare(scenario, stock, ours);
             Check.That(diff is null, diff!);
+            if (scenario.Intended.Contains(IntendedDifferences.CancelStopsRetryWait))
+            {
+                int delay = (int)scenario.Parameters["RetryDelayMilliseconds"];
+                Check.That(ours.ElapsedMilliseconds < scenario.CancelAfter!.Value.TotalMilliseconds + delay,
+                    $"ours took {ours.ElapsedMilliseconds:0} ms after a cancel at {scenario.CancelAfter.Value.TotalMilliseconds:0} ms: it did not stop waiting (retry delay {delay} ms)");
+            }
         }));
 }
