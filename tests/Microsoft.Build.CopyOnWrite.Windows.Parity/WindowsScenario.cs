@@ -28,6 +28,15 @@ internal sealed class WindowsScenario(string name)
     /// <summary>Started on its own thread just before Execute (e.g. releases a held file after a while).</summary>
     public Action<WindowsTree>? WhileRunning { get; private set; }
 
+    /// <summary>Why Wine cannot show what this scenario checks (it then runs on real Windows only), or null.</summary>
+    public string? WineCannotShow { get; private set; }
+
+    public WindowsScenario NotUnderWine(string? reason)
+    {
+        WineCannotShow = reason;
+        return this;
+    }
+
     /// <summary>Whether the task is cancelled while it runs, and after how long.</summary>
     public TimeSpan? CancelAfter { get; private set; }
 
