@@ -57,7 +57,7 @@ if ! dotnet publish "$repo/tests/Microsoft.Build.CopyOnWrite.Windows.Parity/Micr
   exit 1
 fi
 echo "published the Windows parity program in $(elapsed "$t")"
-mkdir -p "$out/results"
+mkdir -p "$out/results" "$out/scratch"
 chmod 755 "$out"
 
 # Who runs Wine: an unprivileged user when we are root (root writes read-only files, so the read-only cases
@@ -67,7 +67,7 @@ if [ "$(id -u)" = 0 ]; then
     useradd --system --create-home --home-dir "/var/lib/$user" --shell /usr/sbin/nologin "$user"
   fi
   home="$(getent passwd "$user" | cut -d: -f6)"
-  chown -R "$user:" "$out/results"
+  chown -R "$user:" "$out/results" "$out/scratch"
   as_user() { setpriv --reuid="$user" --regid="$user" --init-groups env -i HOME="$home" USER="$user" PATH=/usr/bin:/bin "$@"; }
 else
   home="$HOME"
@@ -93,8 +93,10 @@ fi
 flock -u 9
 
 t="$(seconds)"
-windows_results="Z:${out//\//\\}\\results"
-as_user env "${wine_env[@]}" timeout 1800 "$wine" "$out/program/Microsoft.Build.CopyOnWrite.Windows.Parity.exe" --results "$windows_results" "$@" 2>&1 \
+# Results and scratch files in this run's own folder (removed on exit, even after a crash), as Windows paths.
+windows_out="Z:${out//\//\\}"
+as_user env "${wine_env[@]}" timeout 1800 "$wine" "$out/program/Microsoft.Build.CopyOnWrite.Windows.Parity.exe" \
+    --results "$windows_out\\results" --scratch "$windows_out\\scratch" "$@" 2>&1 \
   | tr -d '\r' | tee "$out/output.log"
 wine_status=${PIPESTATUS[0]}
 echo "ran under Wine in $(elapsed "$t") (wine's own exit code $wine_status, not used to judge the run)"

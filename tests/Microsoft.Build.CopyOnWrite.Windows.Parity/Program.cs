@@ -10,10 +10,11 @@ using Microsoft.Build.CopyOnWrite.TestKit.Parity;
 namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
 
 /// <summary>
-/// Usage: Microsoft.Build.CopyOnWrite.Windows.Parity.exe --results FOLDER [--filter TEXT] [--list]
+/// Usage: Microsoft.Build.CopyOnWrite.Windows.Parity.exe --results FOLDER [--scratch FOLDER] [--filter TEXT] [--list]
 ///        Microsoft.Build.CopyOnWrite.Windows.Parity.exe --facts      (what this Windows, or Wine, does with the calls the engine needs)
 /// Runs every test, prints one line per test and closes with "N passed, N failed, N skipped"; exits 1 when a
-/// test failed or none passed. Writes FOLDER/windows-parity.trx.
+/// test failed or none passed. Writes FOLDER/windows-parity.trx. Files are arranged under --scratch (default: the
+/// temp folder), in a folder of this process's own that is deleted at the end.
 /// </summary>
 internal static class Program
 {
@@ -30,9 +31,10 @@ internal static class Program
             return RealWindows.Worker(args.Skip(1).ToArray());
         }
 
+        string scratch = Path.Combine(Option(args, "--scratch") ?? Path.GetTempPath(), $"cow-windows-parity-{Environment.ProcessId}");
         if (args.Contains("--facts"))
         {
-            WindowsFacts.Print(Scratch());
+            WindowsFacts.Print(scratch);
             return 0;
         }
 
@@ -41,7 +43,6 @@ internal static class Program
         System.Threading.ThreadPool.SetMinThreads(16, 16);
         string? results = Option(args, "--results");
         string? filter = Option(args, "--filter");
-        string scratch = Scratch();
         DateTime start = DateTime.UtcNow;
         Console.WriteLine($"Windows parity: {RuntimeInformation.OSDescription}{(Win32.WineVersion is string wine ? $" under Wine {wine}" : string.Empty)}, .NET {Environment.Version}, {RuntimeInformation.ProcessArchitecture}");
         Console.WriteLine($"  stock Copy: {TaskDriver.StockAssemblyLocation} ({FileVersionInfo.GetVersionInfo(TaskDriver.StockAssemblyLocation).ProductVersion})");
@@ -91,6 +92,4 @@ internal static class Program
         int index = Array.IndexOf(args, name);
         return index >= 0 && index + 1 < args.Length ? args[index + 1] : null;
     }
-
-    private static string Scratch() => Path.Combine(Path.GetTempPath(), $"cow-windows-parity-{Environment.ProcessId}");
 }
