@@ -1,0 +1,97 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text.RegularExpressions;
+
+namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
+
+/// <summary>
+/// THE list of ways our Copy is meant to differ from MSBuild's on Windows, each with its reason. Entries that
+/// normalise an observation are applied before the comparison; any difference not removed by an entry fails.
+/// Entries marked Always apply to every scenario, the others only where a scenario names them (Shows).
+/// The first three are the Windows side of the Linux parity suite's entries of the same names
+/// (tests/Microsoft.Build.CopyOnWrite.Parity.Tests/IntendedDifferences.cs).
+/// </summary>
+internal static class IntendedDifferences
+{
+    public const string SummaryMessages = "summary-and-clone-messages";
+    public const string RacyDirectoryMessage = "stock-racy-directory-message";
+    public const string FailedCopyKeepsDestination = "failed-copy-keeps-destination";
+    public const string ReadersSeeWholeFiles = "readers-see-whole-files";
+    public const string CancelStopsRetryWait = "cancel-stops-retry-wait";
+
+    public static readonly IReadOnlyList<IntendedDifference> Table = new IntendedDifference[]
+    {
+        new(SummaryMessages, Always: true,
+            "Ours logs one extra line per invocation starting with \"CopyOnWrite:\", a low-importance \"CopyOnWrite data: v=1 ...\" "
+            + "line for the build-wide summary, and one low-importance line per file (\"Cloned ...\" / \"Copied ... not cloned: <why>\"). "
+            + "Every message of the stock task is still logged with the same text and importance.",
+            (stock, ours) => ours.Events.RemoveAll(e => e.Kind == "message" && IsOurExtraMessage(e.Text, e.Importance))),
+
+        new(RacyDirectoryMessage, Always: true,
+            "Not ours: the stock task's own nondeterminism. When parallel copies go into a new folder, every stock worker that "
+            + "found it missing logs `Creating directory \"...\".`, so a folder is named 1 to N times from run to run (seen here: "
+            + "twice for 12 files); ours names each folder once. Compared with repeated identical Creating-directory lines counted "
+            + "once, and a folder's line dropped when a folder inside it has one, on both sides.",
+            (stock, ours) =>
+            {
+                const string Prefix = "Creating directory \"";
+                foreach (Observation side in new[] { stock, ours })
+                {
+                    var seen = new HashSet<string>(StringComparer.Ordinal);
+                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith(Prefix, StringComparison.Ordinal) && !seen.Add(e.Text));
+                    var folders = seen.Select(text => text[Prefix.Length..^2]).ToList();
+                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith(Prefix, StringComparison.Ordinal)
+                        && folders.Any(other => other.StartsWith(e.Text[Prefix.Length..^2] + "\\", StringComparison.Ordinal)));
+                }
+            }),
+
+        new(FailedCopyKeepsDestination, Always: false,
+            "When a copy fails after the destination existed, the stock task has already deleted the old destination (it deletes "
+            + "before copying); ours builds the new file beside it and renames only on success, so the old destination stays. "
+            + "Normalised: the named destination may be missing in stock and must be unchanged in ours.",
+            (stock, ours) =>
+            {
+                foreach (string path in ours.IntendedPaths)
+                {
+                    string? before = Line(ours.Before, path);
+                    if (Line(stock.Files, path) is null && before is not null && Line(ours.Files, path) == before)
+                    {
+                        ours.Files.Remove(before);
+                    }
+                }
+            }),
+
+        new(ReadersSeeWholeFiles, Always: false,
+            "A program reading the destination while copies land on it sees either the old or the new file in ours (made beside it, "
+            + "renamed into place), while the stock task truncates and rewrites the file, so a reader can see a partial file. The "
+            + "concurrent-writer tests count partial reads for both tasks and require none from ours only.",
+            (stock, ours) => { }),
+
+        new(CancelStopsRetryWait, Always: false,
+            "Cancel() during a retry wait: ours stops waiting at once and fails; MSBuild 17.7's Copy logs no further retry but "
+            + "sleeps out every remaining delay first (4.5 s for 3 x 1.5 s under Wine). Elapsed time is never part of the "
+            + "comparison; the scenario checks instead that ours returned within one retry delay. Outcome, outputs, codes and files are compared.",
+            (stock, ours) => { }),
+    };
+
+    private static readonly Regex ClonedMessage = new("^Cloned \".*\" to \".*\" \\(.*\\): the copy shares the source's storage\\.$", RegexOptions.Singleline);
+    private static readonly Regex CopiedNotClonedMessage = new("^Copied \".*\" to \".*\" \\(.*\\), not cloned: .*\\.$", RegexOptions.Singleline);
+
+    private static bool IsOurExtraMessage(string text, string? importance)
+        => text.StartsWith("CopyOnWrite:", StringComparison.Ordinal)
+           || (importance == "Low" && text.StartsWith("CopyOnWrite data: ", StringComparison.Ordinal))
+           || (importance == "Low" && (ClonedMessage.IsMatch(text) || CopiedNotClonedMessage.IsMatch(text)));
+
+    public static void Apply(WindowsScenario scenario, Observation stock, Observation ours)
+    {
+        foreach (IntendedDifference difference in Table.Where(d => d.Always || scenario.Intended.Contains(d.Key)))
+        {
+            difference.Normalize(stock, ours);
+        }
+    }
+
+    private static string? Line(List<string> lines, string path) => lines.FirstOrDefault(l => l.StartsWith(path + " | ", StringComparison.Ordinal));
+}
+
+internal sealed record IntendedDifference(string Key, bool Always, string Reason, Action<Observation, Observation> Normalize);
