@@ -54,6 +54,7 @@ internal static class Scenarios
             yield return S($"open destination, holder shares {Describe(share)}").WithSource().Sources("{R}/src/a.txt").Destinations("{R}/out/a.txt").FastRetries()
                 .Arrange(t => t.File("out/a.txt", "old", time: WindowsTree.OtherTime).Hold("out/a.txt", FileAccess.Read, share))
                 .Shows(IntendedDifferences.FailedCopyKeepsDestination, "{R}/out/a.txt")
+                .Shows(IntendedDifferences.HeldDestinationIsRetriedNotOverwritten)
                 .NotUnderWine(share == (FileShare.ReadWrite | FileShare.Delete) ? WineLacksPosixDeleteAndRename : null);
         }
 
