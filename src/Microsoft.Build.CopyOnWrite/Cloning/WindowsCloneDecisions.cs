@@ -1,7 +1,7 @@
 using System;
-using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.IO;
+using System.Threading;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
@@ -180,25 +180,61 @@ internal sealed class WindowsVolume
 /// </summary>
 internal sealed class WindowsVolumeCache
 {
-    private readonly ConcurrentDictionary<uint, (WindowsVolume Volume, long WhenTicks)> _volumes = new();
     private readonly CloneCapabilityCache _clock;
+    private readonly object _lock = new();
+
+    // A machine has a handful of volumes: a short array, replaced whole on a change and read without a lock. No
+    // framework generic over our own types (a ConcurrentDictionary of tuples) means nothing for the JIT to compile
+    // on a node's first Copy (docs/precompiled-task.md).
+    private Known[] _known = new Known[0];
 
     public WindowsVolumeCache(CloneCapabilityCache clock) => _clock = clock;
 
     public WindowsVolume Of(uint serial, Func<WindowsVolume> ask)
     {
-        if (_volumes.TryGetValue(serial, out var known) && !_clock.IsStale(known.WhenTicks))
+        foreach (Known known in Volatile.Read(ref _known))
         {
-            return known.Volume;
+            if (known.Serial == serial && !_clock.IsStale(known.WhenTicks))
+            {
+                return known.Volume;
+            }
         }
 
         WindowsVolume volume = ask();
         if (volume.QueryFailure is null)
         {
-            _volumes[serial] = (volume, _clock.NowTicks);
+            lock (_lock)
+            {
+                var kept = new List<Known>(_known.Length + 1) { new Known(serial, volume, _clock.NowTicks) };
+                foreach (Known other in _known)
+                {
+                    if (other.Serial != serial)
+                    {
+                        kept.Add(other);
+                    }
+                }
+
+                Volatile.Write(ref _known, kept.ToArray());
+            }
         }
 
         return volume;
+    }
+
+    private sealed class Known
+    {
+        public Known(uint serial, WindowsVolume volume, long whenTicks)
+        {
+            Serial = serial;
+            Volume = volume;
+            WhenTicks = whenTicks;
+        }
+
+        public uint Serial { get; }
+
+        public WindowsVolume Volume { get; }
+
+        public long WhenTicks { get; }
     }
 }
 
