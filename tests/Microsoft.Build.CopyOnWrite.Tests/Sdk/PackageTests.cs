@@ -109,7 +109,9 @@ public sealed partial class PackageTests
             string pdbPath = PackedAssemblyFacts.PdbPathNamedBy(Bytes(dll));
             StringAssert.StartsWith(pdbPath, "/_/", $"{dll.FullName} names its PDB by a local path");
 
-            byte[] pdb = Bytes(package.GetEntry(Path.ChangeExtension(dll.FullName, ".pdb"))!);
+            ZipArchiveEntry? pdbEntry = package.GetEntry(Path.ChangeExtension(dll.FullName, ".pdb"));
+            Assert.IsNotNull(pdbEntry, $"{dll.FullName} has no PDB beside it");
+            byte[] pdb = Bytes(pdbEntry);
             var documents = PackedAssemblyFacts.SourceDocuments(pdb);
             Assert.IsTrue(documents.Count > 10, $"{dll.FullName}'s PDB names only {documents.Count} sources");
             Assert.IsTrue(documents.All(d => d.StartsWith("/_/", StringComparison.Ordinal)), $"{dll.FullName}'s PDB names local sources: " + string.Join(", ", documents.Where(d => !d.StartsWith("/_/", StringComparison.Ordinal)).Take(5)));
