@@ -1,6 +1,12 @@
 #!/usr/bin/env python3
 """Reads the TRX files of a test run and prints what a person needs at the end of it: every failed and
-skipped test with its message, then one closing line 'tests: N passed, N failed, N skipped'."""
+skipped test with its message, then one closing line 'tests: N passed, N failed, N skipped'.
+
+    summarize-test-results.py RESULTS [PROJECT...]
+
+Each PROJECT named is expected to have written at least one TRX under RESULTS/PROJECT. One that did not (its test
+host crashed or was killed before writing results) is counted as a failure and named, so a run that lost a whole
+project can never close with '0 failed'."""
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -8,7 +14,12 @@ from pathlib import Path
 NS = {"t": "http://microsoft.com/schemas/VisualStudio/TeamTest/2010"}
 passed = failed = skipped = 0
 failures, skips = [], []
-for trx in sorted(Path(sys.argv[1]).rglob("*.trx")):
+results = Path(sys.argv[1])
+for project in sys.argv[2:]:
+    if not any((results / project).rglob("*.trx")):
+        failed += 1
+        failures.append(f"  FAILED  {project}: wrote no test results (its test host crashed or was stopped; see its output above)")
+for trx in sorted(results.rglob("*.trx")):
     for result in ET.parse(trx).getroot().iterfind(".//t:UnitTestResult", NS):
         outcome = result.get("outcome")
         name = result.get("testName")

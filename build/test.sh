@@ -9,8 +9,10 @@ results="$(mktemp -d -t cow-test-results-XXXXXX)"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
 
 status=0
+projects=()
 dotnet build "$repo/Microsoft.Build.CopyOnWrite.sln" -c Release -nologo -v:q || exit 1
 for project in "$repo"/tests/*.Tests/*.Tests.csproj; do
+  projects+=("$(basename "$project" .csproj)")
   echo "=== $(basename "$project" .csproj)"
   dotnet test "$project" -c Release --no-build --nologo \
     --logger "trx" --logger "console;verbosity=minimal" --results-directory "$results/$(basename "$project" .csproj)" || status=1
@@ -20,5 +22,5 @@ done
 echo "=== Microsoft.Build.CopyOnWrite.Windows.Parity (under Wine)"
 "$repo/build/test-windows-under-wine.sh" "$results/Microsoft.Build.CopyOnWrite.Windows.Parity" || status=1
 
-python3 "$repo/build/summarize-test-results.py" "$results" || status=1
+python3 "$repo/build/summarize-test-results.py" "$results" "${projects[@]}" Microsoft.Build.CopyOnWrite.Windows.Parity || status=1
 exit $status
