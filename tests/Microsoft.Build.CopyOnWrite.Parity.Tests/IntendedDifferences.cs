@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Text.RegularExpressions;
+using Microsoft.Build.CopyOnWrite.TestKit.Parity;
 
 namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
 
@@ -27,7 +28,7 @@ public static class IntendedDifferences
             + "a low-importance \"CopyOnWrite data: v=1 ...\" line with the same counts for the build-wide summary logger, "
             + "and one low-importance line per file (\"Cloned ...\" / \"Copied ... not cloned: <why>\"). They are extra messages; "
             + "every message of the stock task is still logged with the same text and importance.",
-            (stock, ours) => ours.Events.RemoveAll(e => e.Kind == "message" && IsOurExtraMessage(e.Text, e.Importance))),
+            (stock, ours) => CommonDifferences.DropOurExtraMessages(ours)),
 
         new(StackTraces, Always: true,
             "With MSBUILDALWAYSRETRY, MSB3894 embeds the exception's ToString(); its stack-trace lines (\"   at ...\") name each "
@@ -51,18 +52,7 @@ public static class IntendedDifferences
             + "found its folder missing logs `Creating directory \"...\".`, so a folder is named 1 to N times from run to run, and a "
             + "parent folder is named or not depending on which worker came first; ours names each folder once. Compared with "
             + "repeated identical Creating-directory lines counted once, and a folder's line dropped when a folder inside it has one, on both sides.",
-            (stock, ours) =>
-            {
-                const string Prefix = "Creating directory \"";
-                foreach (Observation side in new[] { stock, ours })
-                {
-                    var seen = new HashSet<string>(StringComparer.Ordinal);
-                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith(Prefix, StringComparison.Ordinal) && !seen.Add(e.Text));
-                    var folders = seen.Select(text => text[Prefix.Length..^2]).ToList();
-                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith(Prefix, StringComparison.Ordinal)
-                        && folders.Any(other => other.StartsWith(e.Text[Prefix.Length..^2] + "/", StringComparison.Ordinal)));
-                }
-            }),
+            (stock, ours) => CommonDifferences.CountEachCreatedFolderOnce(stock, ours, '/')),
 
         new(AliasedSelfCopyKeepsFile, Always: false,
             "Source and destination are one file reached by two spellings that are not the same full path (through a symlinked "
@@ -113,14 +103,6 @@ public static class IntendedDifferences
 
     private static readonly Regex StackLines = new("(\r?\n   at [^\r\n]*?)+(?= copying \")|\r?\n   at [^\r\n]*", RegexOptions.None);
 
-    private static readonly Regex ClonedMessage = new("^Cloned \".*\" to \".*\" \\(.*\\): the copy shares the source's storage\\.$", RegexOptions.Singleline);
-    private static readonly Regex CopiedNotClonedMessage = new("^Copied \".*\" to \".*\" \\(.*\\), not cloned: .*\\.$", RegexOptions.Singleline);
-
-    private static bool IsOurExtraMessage(string text, string? importance)
-        => text.StartsWith("CopyOnWrite:", StringComparison.Ordinal)
-           || (importance == "Low" && text.StartsWith("CopyOnWrite data: ", StringComparison.Ordinal))
-           || (importance == "Low" && (ClonedMessage.IsMatch(text) || CopiedNotClonedMessage.IsMatch(text)));
-
     public static void Apply(Scenario scenario, Observation stock, Observation ours)
     {
         foreach (IntendedDifference difference in Table.Where(d => d.Always || scenario.Intended.Contains(d.Key)))
@@ -129,7 +111,7 @@ public static class IntendedDifferences
         }
     }
 
-    private static string? Line(List<string> lines, string path) => lines.FirstOrDefault(l => l.StartsWith(path + " | ", StringComparison.Ordinal));
+    private static string? Line(List<string> snapshot, string path) => CommonDifferences.Line(snapshot, path);
 
     private static readonly Regex LinkFacts = new(" links \\d+| same-file-as \\S+");
 
@@ -167,5 +149,3 @@ public static class IntendedDifferences
         }
     }
 }
-
-public sealed record IntendedDifference(string Key, bool Always, string Reason, Action<Observation, Observation> Normalize);

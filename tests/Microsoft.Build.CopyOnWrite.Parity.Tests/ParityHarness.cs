@@ -82,7 +82,7 @@ public static class ParityHarness
             }
         }
 
-        Observation observation = Observation.From(result, tree);
+        Observation observation = Observation.From(result, tree.Normalize);
         observation.Before = before;
         observation.Files = tree.Snapshot();
         return observation;

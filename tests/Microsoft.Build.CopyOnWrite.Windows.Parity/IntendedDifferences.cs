@@ -1,7 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
-using System.Text.RegularExpressions;
+using Microsoft.Build.CopyOnWrite.TestKit.Parity;
 
 namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
 
@@ -27,25 +27,14 @@ internal static class IntendedDifferences
             "Ours logs one extra line per invocation starting with \"CopyOnWrite:\", a low-importance \"CopyOnWrite data: v=1 ...\" "
             + "line for the build-wide summary, and one low-importance line per file (\"Cloned ...\" / \"Copied ... not cloned: <why>\"). "
             + "Every message of the stock task is still logged with the same text and importance.",
-            (stock, ours) => ours.Events.RemoveAll(e => e.Kind == "message" && IsOurExtraMessage(e.Text, e.Importance))),
+            (stock, ours) => CommonDifferences.DropOurExtraMessages(ours)),
 
         new(RacyDirectoryMessage, Always: true,
             "Not ours: the stock task's own nondeterminism. When parallel copies go into a new folder, every stock worker that "
             + "found it missing logs `Creating directory \"...\".`, so a folder is named 1 to N times from run to run (seen here: "
             + "twice for 12 files); ours names each folder once. Compared with repeated identical Creating-directory lines counted "
             + "once, and a folder's line dropped when a folder inside it has one, on both sides.",
-            (stock, ours) =>
-            {
-                const string Prefix = "Creating directory \"";
-                foreach (Observation side in new[] { stock, ours })
-                {
-                    var seen = new HashSet<string>(StringComparer.Ordinal);
-                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith(Prefix, StringComparison.Ordinal) && !seen.Add(e.Text));
-                    var folders = seen.Select(text => text[Prefix.Length..^2]).ToList();
-                    side.Events.RemoveAll(e => e.Kind == "message" && e.Text.StartsWith(Prefix, StringComparison.Ordinal)
-                        && folders.Any(other => other.StartsWith(e.Text[Prefix.Length..^2] + "\\", StringComparison.Ordinal)));
-                }
-            }),
+            (stock, ours) => CommonDifferences.CountEachCreatedFolderOnce(stock, ours, '\\')),
 
         new(FailedCopyKeepsDestination, Always: false,
             "When a copy fails after the destination existed, the stock task has already deleted the old destination (it deletes "
@@ -95,12 +84,12 @@ internal static class IntendedDifferences
     /// </summary>
     private static void RetriedHeldDestination(Observation stock, Observation ours)
     {
-        bool retriedOnlySharingViolations = !ours.Success
+        bool retriedOnlySharingViolations = ours.Success == false
             && ours.Events.Any(e => e.Code == "MSB3027")
             && ours.Events.Where(e => e.Code == "MSB3026").All(e => e.Text.Contains("because it is being used by another process", StringComparison.Ordinal))
             && ours.Events.Where(e => e.Kind is "error" or "warning").All(e => e.Code is "MSB3026" or "MSB3027" or "MSB3021");
         bool destinationsWhole = ours.IntendedPaths.All(path => Line(ours.Files, path) == Line(ours.Before, path));
-        if (!stock.Success || !retriedOnlySharingViolations || !destinationsWhole)
+        if (stock.Success != true || !retriedOnlySharingViolations || !destinationsWhole)
         {
             return;
         }
@@ -114,14 +103,6 @@ internal static class IntendedDifferences
         ours.Files = new List<string>(stock.Files);
     }
 
-    private static readonly Regex ClonedMessage = new("^Cloned \".*\" to \".*\" \\(.*\\): the copy shares the source's storage\\.$", RegexOptions.Singleline);
-    private static readonly Regex CopiedNotClonedMessage = new("^Copied \".*\" to \".*\" \\(.*\\), not cloned: .*\\.$", RegexOptions.Singleline);
-
-    private static bool IsOurExtraMessage(string text, string? importance)
-        => text.StartsWith("CopyOnWrite:", StringComparison.Ordinal)
-           || (importance == "Low" && text.StartsWith("CopyOnWrite data: ", StringComparison.Ordinal))
-           || (importance == "Low" && (ClonedMessage.IsMatch(text) || CopiedNotClonedMessage.IsMatch(text)));
-
     public static void Apply(WindowsScenario scenario, Observation stock, Observation ours)
     {
         foreach (IntendedDifference difference in Table.Where(d => d.Always || scenario.Intended.Contains(d.Key)))
@@ -130,7 +111,5 @@ internal static class IntendedDifferences
         }
     }
 
-    private static string? Line(List<string> lines, string path) => lines.FirstOrDefault(l => l.StartsWith(path + " | ", StringComparison.Ordinal));
+    private static string? Line(List<string> snapshot, string path) => CommonDifferences.Line(snapshot, path);
 }
-
-internal sealed record IntendedDifference(string Key, bool Always, string Reason, Action<Observation, Observation> Normalize);

@@ -146,7 +146,7 @@ internal static class WindowsParityHarness
         });
         helper?.Wait();
         tree.ReleaseHeld();
-        Observation observation = Observation.From(result, tree);
+        Observation observation = Observation.From(result, tree.Normalize);
         observation.Before = before;
         observation.Files = tree.Snapshot();
         if (scenario.ExtraFacts is not null)
@@ -170,6 +170,6 @@ internal static class WindowsParityHarness
         return diff is null
             ? null
             : $"{scenario.Name}: our Copy differs from MSBuild's ({TaskDriver.StockAssemblyLocation}):{Environment.NewLine}{diff}"
-              + $"Stock observed:{Environment.NewLine}{stock.Describe()}{Environment.NewLine}Ours observed:{Environment.NewLine}{ours.Describe()}";
+              + $"Stock observed ({stock.ElapsedMilliseconds:0} ms):{Environment.NewLine}{stock.Describe()}{Environment.NewLine}Ours observed ({ours.ElapsedMilliseconds:0} ms):{Environment.NewLine}{ours.Describe()}";
     }
 }
