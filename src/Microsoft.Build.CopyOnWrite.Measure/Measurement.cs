@@ -198,6 +198,14 @@ internal static partial class Measurement
         Workspace workspace = Workspace.CopyFrom(options.Root, Path.Combine(volume.WorkFolder, "src"));
         Dictionary<string, string?> environment = Session.BuildEnvironment(volume);
 
+        // The volume folder may sit inside a repository (the user's, or ours): its Directory.Build.props/.targets and
+        // a central-package-management Directory.Packages.props would reach the copied tree (which did not have them
+        // where it came from) and our install project (NU1008 for its versioned reference). Files of our own in the
+        // work folder end MSBuild's and NuGet's upward searches there; the tree's own files, nearer, still apply.
+        File.WriteAllText(Path.Combine(volume.WorkFolder, "Directory.Build.props"), "<Project />");
+        File.WriteAllText(Path.Combine(volume.WorkFolder, "Directory.Build.targets"), "<Project />");
+        File.WriteAllText(Path.Combine(volume.WorkFolder, "Directory.Packages.props"), "<Project><PropertyGroup><ManagePackageVersionsCentrally>false</ManagePackageVersionsCentrally></PropertyGroup></Project>");
+
         // Installing the package through a restore puts it where both routes find it: the msbuild-sdks
         // resolver of a repository that imports the SDK, and our CustomAfterMicrosoftCommonTargets import.
         string installer = Path.Combine(volume.WorkFolder, "sdk-install");

@@ -60,6 +60,28 @@ public sealed class InstalledToolTests
     }
 
     [TestMethod]
+    public void A_volume_folder_inside_a_repository_with_central_package_management_and_its_own_build_props_is_measured()
+    {
+        // A repository whose settings would break the tool's own install project if they reached it: central package
+        // management (a versioned PackageReference is NU1008) and a Directory.Build.targets that fails every build.
+        string repository = TestScratch.NewFolder("repository-with-cpm");
+        File.WriteAllText(Path.Combine(repository, "Directory.Packages.props"),
+            "<Project><PropertyGroup><ManagePackageVersionsCentrally>true</ManagePackageVersionsCentrally></PropertyGroup></Project>");
+        File.WriteAllText(Path.Combine(repository, "Directory.Build.targets"),
+            "<Project><Target Name=\"RepositoryOnly\" BeforeTargets=\"Restore;_GenerateRestoreGraph;Build\"><Error Text=\"the repository's own targets reached a project outside it\" /></Target></Project>");
+        string volume = Path.Combine(repository, "artifacts", "measure");
+        Directory.CreateDirectory(Path.GetDirectoryName(volume)!);
+        string solution = TinySolution.WriteInto(TestScratch.NewFolder("tiny"));
+        string report = TestScratch.NewFolder("report");
+
+        ToolRun run = InstalledTool.Run(InstalledTool.OutsideAnyRepository, [solution, "--volume", volume, "--runs", "1", "--no-incremental", "--out", report]);
+
+        Assert.AreEqual(0, run.ExitCode, run.ToString());
+        using JsonDocument json = JsonDocument.Parse(File.ReadAllText(Path.Combine(report, "measurement.json")));
+        Assert.IsTrue(Median(Aggregate(json, "ext4", "copy-on-write", "clean"), "filesWritten") > 0, "ours must have built the solution and written its files");
+    }
+
+    [TestMethod]
     public void Help_lists_every_option_and_version_is_the_package_version()
     {
         ToolRun help = InstalledTool.Run(InstalledTool.OutsideAnyRepository, ["--help"]);
