@@ -88,7 +88,7 @@ if [[ "$only" == all || "$only" == sample ]]; then
   [[ "$smoke" == true ]] && sample_runs=1
   dotnet run -c Release --project "$repo/src/Microsoft.Build.CopyOnWrite.Measure" -- samples/Snowball/Snowball.sln \
     --root samples --runs "$sample_runs" --volume xfs --touch Snowball/Snowball.Lib01/Layer01.cs \
-    --package-dir "$package_dir" --work "$work/measure" --out "$sample_out"
+    --package-dir "$package_dir" --loop-dir "$work/measure" --out "$sample_out"
   sample_args=(--sample "$sample_out/measurement.json")
 fi
 
