@@ -10,7 +10,11 @@ using System.Text.RegularExpressions;
 namespace Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 
 /// <summary>One timed `dotnet msbuild` of the Copy project: the "Copy" row of -clp:PerformanceSummary.</summary>
-internal sealed record FreshRun(string FileSystem, string Set, string Variant, int Round, double CopyMilliseconds, double LoadBefore);
+internal sealed record FreshRun(string FileSystem, string Set, string Variant, int Round, double CopyMilliseconds, double LoadBefore)
+{
+    /// <summary>Lines of the diagnostic log, for the runs with a diagnostic file logger: how much each task had MSBuild log.</summary>
+    public int? LogLines { get; init; }
+}
 
 /// <summary>
 /// One untimed run of a case with <see cref="FreshProcessLogger"/>: what the JIT compiled while Copy ran and in the whole
@@ -37,6 +41,20 @@ internal static class FreshProcessBenchmarks
         ("1 x 16 MiB", 1, 16 * Settings.MiB),
         ("200 x 16 KiB", 200, 16 * Settings.KiB),
     ];
+
+    /// <summary>
+    /// The sample's shape in one process: many Copy calls of a few files each (the sample's clean build makes 84 calls
+    /// copying 565 files), on XFS. Measured twice: as above (-v:m), and with a file logger at diagnostic verbosity,
+    /// which, like a binary log, -v:d or any logger MSBuild does not know (the measurement tool's summary logger),
+    /// makes MSBuild create every low-importance message, ours and the stock task's.
+    /// </summary>
+    public const string ManyCalls = "84 calls x 7 x 16 KiB";
+
+    /// <summary>A Copy with no file to copy, on XFS: what loading and running the task costs before any file work.</summary>
+    public const string NoFiles = "no files";
+    public const string ManyCallsVerbose = ManyCalls + ", diagnostic file logger";
+    private const int ManyCallsCount = 84;
+    private const int ManyCallsFiles = 7;
 
     private static readonly Regex CopyRow = new(@"^\s*(?<ms>\d+) ms\s+Copy\s+(?<calls>\d+) calls\s*$", RegexOptions.Multiline);
 
@@ -81,6 +99,30 @@ internal static class FreshProcessBenchmarks
             }
         }
 
+        if (workspaces.ContainsKey("xfs"))
+        {
+            string verboseLog = Path.Combine(Path.GetTempPath(), $"cow-bench-verbose-{Environment.ProcessId}.log");
+            for (int round = 1; round <= rounds; round++)
+            {
+                string[] order = round % 2 == 1 ? [Ours, Stock] : [Stock, Ours];
+                var cases = workspaces.Keys.Select(fs => (FileSystem: fs, Set: NoFiles)).Append(("xfs", ManyCalls)).Append(("xfs", ManyCallsVerbose));
+                foreach ((string fs, string set) in cases)
+                {
+                    foreach (string variant in order)
+                    {
+                        double load = Machine.LoadAverage() ?? double.NaN;
+                        string[] extra = set == ManyCallsVerbose ? [$"-flp:v=diag;logfile={verboseLog}"] : [];
+                        (double copyMilliseconds, _) = Build(workspaces[fs], mountPoints[fs], fs, set, variant, logger: null, extra);
+                        int? logLines = set == ManyCallsVerbose ? File.ReadLines(verboseLog).Count() : null;
+                        Console.WriteLine($"fresh process: round {round}/{rounds} {fs} {set} {variant}: Copy {copyMilliseconds} ms{(logLines is null ? string.Empty : $", {logLines} log lines")}");
+                        runs.Add(new FreshRun(fs, set, variant, round, copyMilliseconds, load) { LogLines = logLines });
+                    }
+                }
+            }
+
+            File.Delete(verboseLog);
+        }
+
         return (runs, probes);
     }
 
@@ -116,6 +158,37 @@ internal static class FreshProcessBenchmarks
                 """);
         }
 
+        // One Copy call per folder (batching on the Group metadata), each into a folder of its own, like a project's copies.
+        string manyCalls = Path.Combine(workspace, SetFolder(ManyCalls));
+        var small = new byte[16 * Settings.KiB];
+        for (int call = 1; call <= ManyCallsCount; call++)
+        {
+            string group = Path.Combine(manyCalls, "src", $"g{call:00}");
+            Directory.CreateDirectory(group);
+            for (int i = 1; i <= ManyCallsFiles; i++)
+            {
+                random.NextBytes(small);
+                File.WriteAllBytes(Path.Combine(group, $"file{i}.bin"), small);
+            }
+        }
+
+        string noFiles = Path.Combine(workspace, SetFolder(NoFiles));
+        Directory.CreateDirectory(noFiles);
+        File.WriteAllText(Path.Combine(noFiles, "copy.proj"), $"""
+            <Project>
+              <Import Project="{sdk}/Sdk/Sdk.props" />
+              <Target Name="Build"><Copy SourceFiles="@(NoSuchItem)" DestinationFolder="out" /></Target>
+              <Import Project="{sdk}/Sdk/Sdk.targets" />
+            </Project>
+            """);
+        File.WriteAllText(Path.Combine(manyCalls, "copy.proj"), $"""
+            <Project>
+              <Import Project="{sdk}/Sdk/Sdk.props" />
+              <ItemGroup><Source Include="src/**/*.bin" Group="%(RecursiveDir)" /></ItemGroup>
+              <Target Name="Build"><Copy SourceFiles="@(Source)" DestinationFolder="out/%(Source.Group)" /></Target>
+              <Import Project="{sdk}/Sdk/Sdk.targets" />
+            </Project>
+            """);
         return workspace;
     }
 
@@ -137,9 +210,9 @@ internal static class FreshProcessBenchmarks
     }
 
     /// <summary>One fresh `dotnet msbuild` of the case into an empty, flushed destination: the "Copy" row (ms) and the output.</summary>
-    private static (double CopyMilliseconds, string Output) Build(string workspace, string mountPoint, string fs, string set, string variant, string? logger)
+    private static (double CopyMilliseconds, string Output) Build(string workspace, string mountPoint, string fs, string set, string variant, string? logger, params string[] extraArguments)
     {
-        string folder = Path.Combine(workspace, SetFolder(set));
+        string folder = Path.Combine(workspace, SetFolder(set == ManyCallsVerbose ? ManyCalls : set));
         string output = Path.Combine(folder, "out");
         if (Directory.Exists(output))
         {
@@ -170,6 +243,11 @@ internal static class FreshProcessBenchmarks
             start.ArgumentList.Add("-p:DisableCopyOnWrite=true");
         }
 
+        foreach (string argument in extraArguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
         // A user's build: no build server or node to outlive it; and not the variables through which the Locator
         // pointed this process at an MSBuild.
         start.Environment["MSBUILDDISABLENODEREUSE"] = "1";
@@ -186,8 +264,13 @@ internal static class FreshProcessBenchmarks
         string text = process.StandardOutput.ReadToEnd();
         process.WaitForExit();
         Match row = CopyRow.Match(text);
-        int expectedFiles = Sets.Single(s => s.Name == set).Count;
-        int copied = Directory.Exists(output) ? Directory.GetFiles(output).Length : 0;
+        int expectedFiles = set switch
+        {
+            NoFiles => 0,
+            ManyCalls or ManyCallsVerbose => ManyCallsCount * ManyCallsFiles,
+            _ => Sets.Single(s => s.Name == set).Count,
+        };
+        int copied = Directory.Exists(output) ? Directory.GetFiles(output, "*", SearchOption.AllDirectories).Length : 0;
         if (process.ExitCode != 0 || !row.Success || copied != expectedFiles)
         {
             throw new InvalidOperationException($"The {variant} build of {set} on {fs} failed or said nothing measurable (exit code {process.ExitCode}, {copied} of {expectedFiles} files copied):\n{text}\n{error.Result}");
