@@ -92,6 +92,9 @@ if [[ "$only" == all || "$only" == sample ]]; then
   sample_args=(--sample "$sample_out/measurement.json")
 fi
 
+# The builds above leave a compiler server and MSBuild nodes waiting for more work: stop them, so that every dotnet
+# process the report finds alive is someone else's.
+dotnet build-server shutdown >/dev/null 2>&1 || true
 dotnet "$repo/tests/Microsoft.Build.CopyOnWrite.Benchmarks/bin/Release/net10.0/Microsoft.Build.CopyOnWrite.Benchmarks.dll" \
   --out "$repo/docs/benchmarks.md" --artifacts "$repo/artifacts/benchmarks" --package "$package" "${sample_args[@]}" "$@" || status=$?
 echo "benchmark.sh: benchmarks ran for $((SECONDS / 60)) min $((SECONDS % 60)) s (exit code $status)."

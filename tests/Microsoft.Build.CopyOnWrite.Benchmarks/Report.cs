@@ -134,11 +134,15 @@ internal static class Report
         md.AppendLine($"- Stock task: {facts.StockTask}.");
         md.AppendLine($"- Code measured: {facts.Code}.");
         md.AppendLine($"- BenchmarkDotNet {facts.BenchmarkDotNetVersion}, in-process toolchain; job: {facts.JobDescription}.");
-        md.AppendLine($"- **The machine was shared**: other engineers' builds and tests ran during the run. Load average (1, 5, 15 min) "
-            + $"at the start `{facts.LoadAtStart}`, at the end `{facts.LoadAtEnd}`"
+        // What the machine was doing is stated from what was measured, not assumed: the load includes this script's own
+        // builds (a fresh-process case is itself a dotnet msbuild on both cores), so only the other processes say "shared".
+        md.AppendLine($"- Load average (1, 5, 15 min) at the start `{facts.LoadAtStart}`, at the end `{facts.LoadAtEnd}`"
             + (Machine.LoadRange is { } load ? $"; 1-minute load at the start of each of the {load.Count} benchmark cases: {load.Min:0.0} to {load.Max:0.0}, on {Environment.ProcessorCount} cores" : string.Empty)
-            + $". Other dotnet/MSBuild/compiler processes alive: {facts.OtherDotnetAtStart} at the start, {facts.OtherDotnetAtEnd} at the end. "
-            + "Absolute times are therefore pessimistic and noisy; the ratios compare methods measured side by side in the same run.");
+            + $". Other dotnet/MSBuild/compiler processes alive (not this run's): {facts.OtherDotnetAtStart} at the start, {facts.OtherDotnetAtEnd} at the end"
+            + (facts.OtherDotnetAtStart + facts.OtherDotnetAtEnd > 0
+                ? ": **other work shared the machine**, so absolute times are pessimistic and noisy"
+                : "; the load is this run's own work (its fresh MSBuild processes use both cores)")
+            + ". The ratios compare methods measured side by side in the same run.");
         if (facts.BusiestAtStart.Count > 0)
         {
             md.AppendLine($"- Busiest processes at the start (ps: %CPU over each process's life, elapsed, name): {string.Join("; ", facts.BusiestAtStart.Select(p => $"`{p}`"))}.");
