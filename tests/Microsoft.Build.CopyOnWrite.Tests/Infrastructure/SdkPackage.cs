@@ -58,6 +58,29 @@ public static class SdkPackage
     }
 
     /// <summary>Variables for every `dotnet` child process: the private package cache, no build servers to outlive the test.</summary>
+    /// <summary>
+    /// A project that imports Sdk.props and Sdk.targets straight from an extracted package (no SDK resolver needed)
+    /// and copies one file, in a new scratch folder <paramref name="name"/>.
+    /// </summary>
+    public static (string Folder, string Project) ProjectImportingTheSdk(string name, string extractedPackage)
+    {
+        string folder = TestScratch.NewFolder(name);
+        File.WriteAllText(Path.Combine(folder, "a.txt"), "payload");
+        string project = Path.Combine(folder, "copy.proj");
+        File.WriteAllText(project, $"""
+            <Project>
+              <Import Project="{Path.Combine(extractedPackage, "Sdk", "Sdk.props")}" />
+              <Target Name="Build"><Copy SourceFiles="a.txt" DestinationFolder="out" /></Target>
+              <Import Project="{Path.Combine(extractedPackage, "Sdk", "Sdk.targets")}" />
+            </Project>
+            """);
+        return (folder, project);
+    }
+
+    /// <summary>MSBuild's detailed-log line naming the assembly the Copy task came from, for a task assembly of <paramref name="extractedPackage"/>.</summary>
+    public static string TaskLoadedFrom(string extractedPackage, string packagePath)
+        => $"Using \"Copy\" task from assembly \"{Path.Combine(extractedPackage, "Sdk", "..", packagePath)}\"";
+
     public static IDictionary<string, string?> BuildEnvironment => new Dictionary<string, string?>
     {
         ["NUGET_PACKAGES"] = PackageCache,

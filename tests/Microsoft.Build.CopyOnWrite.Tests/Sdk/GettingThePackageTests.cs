@@ -53,25 +53,20 @@ public sealed class GettingThePackageTests
     /// </summary>
     [TestMethod]
     public void With_package_source_mapping_the_SDK_is_not_found_until_our_package_is_mapped_to_its_source()
-    {
-        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("source-mapping"), PackageRoute.SdkElement, packageCache: TestScratch.NewFolder("empty-package-cache"));
-        string companyFeed = TestScratch.NewFolder("company-feed");
-
-        repository.Write("NuGet.config", NuGetConfigWithSourceMapping(companyFeed, mapOurPackage: false));
-        ProcessResult unmapped = repository.TryBuild();
-        repository.Write("NuGet.config", NuGetConfigWithSourceMapping(companyFeed, mapOurPackage: true));
-        ProcessResult mapped = repository.TryBuild();
-
-        Assert.IsFalse(unmapped.Succeeded, unmapped.Output);
-        StringAssert.Contains(unmapped.Output, "error MSB4236");
-        StringAssert.Contains(unmapped.Output, "PackageSourceMapping is enabled");
-        repository.AssertOurCopyRan(mapped);
-    }
+        => AssertSourceMappingNeedsOurPackageMapped("source-mapping", PackageRoute.SdkElement, expectedError: "error MSB4236");
 
     [TestMethod]
     public void With_package_source_mapping_a_GlobalPackageReference_needs_the_same_entry()
+        => AssertSourceMappingNeedsOurPackageMapped("source-mapping-cpm", PackageRoute.GlobalPackageReference, expectedError: "error NU1101");
+
+    /// <summary>
+    /// Builds a repository taking our package by <paramref name="route"/>, from an empty package cache, once with a
+    /// NuGet.config whose source mapping leaves our package out (the build fails with <paramref name="expectedError"/>
+    /// and NuGet's source-mapping explanation) and once with our package mapped to its source (our Copy runs).
+    /// </summary>
+    private static void AssertSourceMappingNeedsOurPackageMapped(string name, PackageRoute route, string expectedError)
     {
-        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("source-mapping-cpm"), PackageRoute.GlobalPackageReference, packageCache: TestScratch.NewFolder("empty-package-cache"));
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder(name), route, packageCache: TestScratch.NewFolder("empty-package-cache"));
         string companyFeed = TestScratch.NewFolder("company-feed");
 
         repository.Write("NuGet.config", NuGetConfigWithSourceMapping(companyFeed, mapOurPackage: false));
@@ -80,7 +75,7 @@ public sealed class GettingThePackageTests
         ProcessResult mapped = repository.TryBuild();
 
         Assert.IsFalse(unmapped.Succeeded, unmapped.Output);
-        StringAssert.Contains(unmapped.Output, "error NU1101");
+        StringAssert.Contains(unmapped.Output, expectedError);
         StringAssert.Contains(unmapped.Output, "PackageSourceMapping is enabled");
         repository.AssertOurCopyRan(mapped);
     }

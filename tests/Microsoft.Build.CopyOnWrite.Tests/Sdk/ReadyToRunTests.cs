@@ -104,7 +104,7 @@ public sealed class ReadyToRunTests
             Assert.Inconclusive($"SKIPPED: the package has no precompiled task for this machine ({SdkPackage.PrecompiledFolderForThisMachine}); the IL fallback is tested below.");
         }
 
-        (string folder, string project) = ProjectImportingTheSdk("r2r-this-machine", SdkPackage.Extracted);
+        (string folder, string project) = SdkPackage.ProjectImportingTheSdk("r2r-this-machine", SdkPackage.Extracted);
         string jitLog = Path.Combine(folder, "jit.txt");
         IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
         environment["DOTNET_JitStdOutFile"] = jitLog;
@@ -113,7 +113,7 @@ public sealed class ReadyToRunTests
         ProcessResult build = ProcessRunner.Run("dotnet", ["msbuild", project, "-v:d", "-nologo", "-nr:false"], folder, environment, TimeSpan.FromMinutes(5));
 
         Assert.IsTrue(build.Succeeded, build.Output);
-        StringAssert.Contains(build.Output, LoadedFrom(SdkPackage.Extracted, expected), "Sdk.targets must pick the copy precompiled for this runtime, OS and architecture:\n" + build.Output);
+        StringAssert.Contains(build.Output, SdkPackage.TaskLoadedFrom(SdkPackage.Extracted, expected), "Sdk.targets must pick the copy precompiled for this runtime, OS and architecture:\n" + build.Output);
         Assert.AreEqual("payload", File.ReadAllText(Path.Combine(folder, "out", "a.txt")));
         string[] compiled = File.ReadAllLines(jitLog);
         Assert.IsTrue(compiled.Length > 100, $"the JIT listed only {compiled.Length} methods: DOTNET_JitStdOutFile did not work, so this test sees nothing");
@@ -131,11 +131,11 @@ public sealed class ReadyToRunTests
             Directory.Delete(Path.Combine(package, precompiled), recursive: true);
         }
 
-        (string folder, string project) = ProjectImportingTheSdk("r2r-fallback", package);
+        (string folder, string project) = SdkPackage.ProjectImportingTheSdk("r2r-fallback", package);
 
         ProcessResult build = SdkPackage.Dotnet(folder, "msbuild", project, "-v:d", "-nologo", "-nr:false");
 
-        StringAssert.Contains(build.Output, LoadedFrom(package, "tools/multithreaded/net10.0/Microsoft.Build.CopyOnWrite.dll"), build.Output);
+        StringAssert.Contains(build.Output, SdkPackage.TaskLoadedFrom(package, "tools/multithreaded/net10.0/Microsoft.Build.CopyOnWrite.dll"), build.Output);
         Assert.AreEqual("payload", File.ReadAllText(Path.Combine(folder, "out", "a.txt")));
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
     }
@@ -146,25 +146,6 @@ public sealed class ReadyToRunTests
         ushort machine = architecture switch { "x64" => 0x8664, "arm64" => 0xAA64, _ => throw new ArgumentException(architecture) };
         ushort osOverride = os switch { "win" => 0, "linux" => 0x7B79, "osx" => 0x4644, _ => throw new ArgumentException(os) };
         return (ushort)(machine ^ osOverride);
-    }
-
-    private static string LoadedFrom(string package, string packagePath)
-        => $"Using \"Copy\" task from assembly \"{Path.Combine(package, "Sdk", "..", packagePath)}\"";
-
-    /// <summary>A project that imports the package's Sdk.props and Sdk.targets from <paramref name="package"/> and copies one file.</summary>
-    private static (string Folder, string Project) ProjectImportingTheSdk(string name, string package)
-    {
-        string folder = TestScratch.NewFolder(name);
-        File.WriteAllText(Path.Combine(folder, "a.txt"), "payload");
-        string project = Path.Combine(folder, "copy.proj");
-        File.WriteAllText(project, $"""
-            <Project>
-              <Import Project="{Path.Combine(package, "Sdk", "Sdk.props")}" />
-              <Target Name="Build"><Copy SourceFiles="a.txt" DestinationFolder="out" /></Target>
-              <Import Project="{Path.Combine(package, "Sdk", "Sdk.targets")}" />
-            </Project>
-            """);
-        return (folder, project);
     }
 
     private static void CopyFolder(string from, string to)

@@ -30,13 +30,13 @@ public sealed class TaskFlavourTests
     [TestMethod]
     public void On_MSBuild_17_7_the_SDK_loads_the_flavour_for_older_MSBuild_and_copies()
     {
-        (string folder, string project) = ProjectImportingTheSdk("msbuild17");
+        (string folder, string project) = SdkPackage.ProjectImportingTheSdk("msbuild17", Extracted);
 
         ProcessResult build = ProcessRunner.Run("dotnet", [RepositoryLayout.MSBuild17Host, project], folder, SdkPackage.BuildEnvironment, TimeSpan.FromMinutes(5));
 
         Assert.IsTrue(build.Succeeded, "MSBuild 17.7 could not build with the SDK:\n" + build.Output);
         StringAssert.Contains(build.Output, "MSBuildVersion=17.7.");
-        StringAssert.Contains(build.Output, TaskLoadedFrom(SdkPackage.TaskAssemblyForThisMachine("tools/net8.0")), "MSBuild 17.7 must get the flavour that loads there, precompiled for this machine where packed:\n" + build.Output);
+        StringAssert.Contains(build.Output, SdkPackage.TaskLoadedFrom(Extracted, SdkPackage.TaskAssemblyForThisMachine("tools/net8.0")), "MSBuild 17.7 must get the flavour that loads there, precompiled for this machine where packed:\n" + build.Output);
         Assert.AreEqual("payload", File.ReadAllText(Path.Combine(folder, "out", "a.txt")));
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
     }
@@ -64,11 +64,11 @@ public sealed class TaskFlavourTests
     [TestMethod]
     public void On_the_installed_MSBuild_the_SDK_loads_the_multi_threaded_flavour_and_mt_runs_it_in_process()
     {
-        (string folder, string project) = ProjectImportingTheSdk("msbuild18");
+        (string folder, string project) = SdkPackage.ProjectImportingTheSdk("msbuild18", Extracted);
 
         ProcessResult build = SdkPackage.Dotnet(folder, "msbuild", project, "-mt", "-v:d", "-nologo", "-nr:false");
 
-        StringAssert.Contains(build.Output, TaskLoadedFrom(SdkPackage.TaskAssemblyForThisMachine("tools/multithreaded/net10.0")), "MSBuild 18.9 and later must get the multi-threaded flavour, precompiled for this machine where packed:\n" + build.Output);
+        StringAssert.Contains(build.Output, SdkPackage.TaskLoadedFrom(Extracted, SdkPackage.TaskAssemblyForThisMachine("tools/multithreaded/net10.0")), "MSBuild 18.9 and later must get the multi-threaded flavour, precompiled for this machine where packed:\n" + build.Output);
         Assert.IsFalse(build.Output.Contains(MSBuildLogTexts.TaskHostLaunch, StringComparison.Ordinal), "-mt ran our Copy in a task host:\n" + build.Output);
         Assert.AreEqual("payload", File.ReadAllText(Path.Combine(folder, "out", "a.txt")));
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
@@ -130,25 +130,6 @@ public sealed class TaskFlavourTests
         Assert.AreEqual(0, missing.Length, "not in MSBuild 17.7: " + string.Join(", ", missing));
         CollectionAssert.DoesNotContain(assembly.AttributeNames(assembly.Type("Microsoft.Build.CopyOnWrite", "Copy")), "Microsoft.Build.Framework.MSBuildMultiThreadableTaskAttribute",
             "this flavour reads the process environment, so it must not claim to be thread-safe");
-    }
-
-    private static string TaskLoadedFrom(string packagePath)
-        => $"Using \"Copy\" task from assembly \"{Path.Combine(Extracted, "Sdk", "..", packagePath)}\"";
-
-    /// <summary>A project that imports the extracted package's Sdk.props and Sdk.targets (no SDK resolver needed) and copies one file.</summary>
-    private static (string Folder, string Project) ProjectImportingTheSdk(string name)
-    {
-        string folder = TestScratch.NewFolder(name);
-        File.WriteAllText(Path.Combine(folder, "a.txt"), "payload");
-        string project = Path.Combine(folder, "copy.proj");
-        File.WriteAllText(project, $"""
-            <Project>
-              <Import Project="{Path.Combine(Extracted, "Sdk", "Sdk.props")}" />
-              <Target Name="Build"><Copy SourceFiles="a.txt" DestinationFolder="out" /></Target>
-              <Import Project="{Path.Combine(Extracted, "Sdk", "Sdk.targets")}" />
-            </Project>
-            """);
-        return (folder, project);
     }
 
     private static string MSBuild17ReferenceAssembly(string package, string tfm, string file)
