@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Text.RegularExpressions;
 using Microsoft.Build.CopyOnWrite.TestKit.Parity;
+using static Microsoft.Build.CopyOnWrite.TestKit.Parity.CommonDifferences;
 
 namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
 
@@ -103,15 +104,7 @@ public static class IntendedDifferences
 
     private static readonly Regex StackLines = new("(\r?\n   at [^\r\n]*?)+(?= copying \")|\r?\n   at [^\r\n]*", RegexOptions.None);
 
-    public static void Apply(Scenario scenario, Observation stock, Observation ours)
-    {
-        foreach (IntendedDifference difference in Table.Where(d => d.Always || scenario.Intended.Contains(d.Key)))
-        {
-            difference.Normalize(stock, ours);
-        }
-    }
-
-    private static string? Line(List<string> snapshot, string path) => CommonDifferences.Line(snapshot, path);
+    public static void Apply(Scenario scenario, Observation stock, Observation ours) => CommonDifferences.Apply(Table, scenario.Intended, stock, ours);
 
     private static readonly Regex LinkFacts = new(" links \\d+| same-file-as \\S+");
 

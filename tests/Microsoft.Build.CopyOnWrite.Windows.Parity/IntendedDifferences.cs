@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.TestKit.Parity;
+using static Microsoft.Build.CopyOnWrite.TestKit.Parity.CommonDifferences;
 
 namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
 
@@ -103,13 +104,5 @@ internal static class IntendedDifferences
         ours.Files = new List<string>(stock.Files);
     }
 
-    public static void Apply(WindowsScenario scenario, Observation stock, Observation ours)
-    {
-        foreach (IntendedDifference difference in Table.Where(d => d.Always || scenario.Intended.Contains(d.Key)))
-        {
-            difference.Normalize(stock, ours);
-        }
-    }
-
-    private static string? Line(List<string> snapshot, string path) => CommonDifferences.Line(snapshot, path);
+    public static void Apply(WindowsScenario scenario, Observation stock, Observation ours) => CommonDifferences.Apply(Table, scenario.Intended, stock, ours);
 }

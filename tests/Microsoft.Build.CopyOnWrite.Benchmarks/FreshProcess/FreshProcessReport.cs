@@ -64,10 +64,11 @@ internal static class FreshProcessReport
                     double extra = oursMs - stockMs;
                     List<FreshRun> stockEmpty = Of(runs, fs, FreshProcessBenchmarks.NoFiles, FreshProcessBenchmarks.Stock);
                     List<FreshRun> oursEmpty = Of(runs, fs, FreshProcessBenchmarks.NoFiles, FreshProcessBenchmarks.Ours);
+                    double oursEmptyMs = Median(oursEmpty.Select(r => r.CopyMilliseconds));
+                    double stockEmptyMs = Median(stockEmpty.Select(r => r.CopyMilliseconds));
                     string beforeAnyFile = stockEmpty.Count == 0 || oursEmpty.Count == 0 ? string.Empty
                         : $" With no file to copy (the same process, a Copy of an empty item list: loading and running the task) ours takes "
-                          + $"{Report.Ms(Median(oursEmpty.Select(r => r.CopyMilliseconds)))} ms against {Report.Ms(Median(stockEmpty.Select(r => r.CopyMilliseconds)))} ms "
-                          + $"({Signed(Median(oursEmpty.Select(r => r.CopyMilliseconds)) - Median(stockEmpty.Select(r => r.CopyMilliseconds)), "0.0")} ms).";
+                          + $"{Report.Ms(oursEmptyMs)} ms against {Report.Ms(stockEmptyMs)} ms ({Signed(oursEmptyMs - stockEmptyMs, "0.0")} ms).";
                     double extraJitMs = oursJitMs - stockJitMs;
                     double rest = extra - extraJitMs;
                     misses.Add($"{fs}, {set}: ours {Report.Ms(oursMs)} ms against {Report.Ms(stockMs)} ms ({ratio:0.00}x, bar {bar:0.0}x). "

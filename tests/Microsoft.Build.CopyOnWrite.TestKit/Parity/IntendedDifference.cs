@@ -48,6 +48,15 @@ public static class CommonDifferences
         }
     }
 
+    /// <summary>Applies, in table order, every entry of <paramref name="table"/> that is Always or that the scenario names.</summary>
+    public static void Apply(IEnumerable<IntendedDifference> table, ICollection<string> named, Observation stock, Observation ours)
+    {
+        foreach (IntendedDifference difference in table.Where(d => d.Always || named.Contains(d.Key)))
+        {
+            difference.Normalize(stock, ours);
+        }
+    }
+
     /// <summary>The snapshot line of <paramref name="path"/> ("{R}/..." form), or null when the tree has no such entry.</summary>
     public static string? Line(List<string> snapshot, string path) => snapshot.FirstOrDefault(l => l.StartsWith(path + " | ", StringComparison.Ordinal));
 }
