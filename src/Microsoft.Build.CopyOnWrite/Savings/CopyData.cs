@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
-using System.Linq;
 using System.Text;
 using Microsoft.Build.CopyOnWrite.Cloning;
 
@@ -64,9 +63,27 @@ internal sealed class CopyData
             UpToDateFiles = summary.UpToDateFiles,
             UpToDateBytes = summary.UpToDateBytes,
         };
-        data.Reasons.AddRange(summary.NotCloned
-            .GroupBy(n => n.Reason)
-            .Select(reason => new ReasonEntry(reason.Key.ToString(), DetailOf(reason.First()), reason.Sum(n => n.Files), reason.Sum(n => n.Bytes))));
+        // One entry per reason, in the order the reasons first appear, with the first group's detail. A loop: LINQ's
+        // GroupBy over our enum is framework code made for our type, compiled by the JIT in every MSBuild node.
+        foreach (NotClonedFiles files in summary.NotCloned)
+        {
+            int at = 0;
+            while (at < data.Reasons.Count && data.Reasons[at].Reason != files.Reason.ToString())
+            {
+                at++;
+            }
+
+            if (at == data.Reasons.Count)
+            {
+                data.Reasons.Add(new ReasonEntry(files.Reason.ToString(), DetailOf(files), files.Files, files.Bytes));
+            }
+            else
+            {
+                ReasonEntry reason = data.Reasons[at];
+                data.Reasons[at] = reason with { Files = reason.Files + files.Files, Bytes = reason.Bytes + files.Bytes };
+            }
+        }
+
         data.CrossVolume.AddRange(crossVolume);
         return data;
     }

@@ -132,9 +132,16 @@ internal sealed class CopyOnWriteSettings
             return environment(property);
         }
 
-        return Parse(
-            $"Mode={Read("CopyOnWriteMode")}\nWarnWhenNotCloned={Read("CopyOnWriteWarnWhenNotCloned")}\nAcceptCopiesFrom={Read("CopyOnWriteAcceptCopiesFrom")}",
-            out problem);
+        string? mode = Read("CopyOnWriteMode");
+        string? warn = Read("CopyOnWriteWarnWhenNotCloned");
+        string? accept = Read("CopyOnWriteAcceptCopiesFrom");
+        if (string.IsNullOrEmpty(mode) && string.IsNullOrEmpty(warn) && string.IsNullOrEmpty(accept))
+        {
+            problem = null;
+            return Default; // none set, as in most builds: nothing to parse
+        }
+
+        return Parse($"Mode={mode}\nWarnWhenNotCloned={warn}\nAcceptCopiesFrom={accept}", out problem);
     }
 
     /// <summary>"/a", "C:\\a" or "\\\\server\\share"; not "a", "C:a" or "\\a", which depend on a current folder or drive.</summary>

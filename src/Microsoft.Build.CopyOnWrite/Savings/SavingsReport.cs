@@ -40,19 +40,24 @@ internal static class SavingsReport
         if (summary.DidWork || summary.UpToDateFiles > 0)
         {
             IReadOnlyList<NotClonedFiles> notCloned = summary.NotCloned;
-            var crossVolume = notCloned
-                .Where(files => files.Reason == FallbackReason.DifferentVolumes)
-                .Select(files => new CopyData.CrossVolumeEntry(
-                    files.SourceRoot,
-                    files.DestinationRoot,
-                    Volumes.MountPointOf(files.SourceRoot),
-                    Volumes.MountPointOf(files.DestinationRoot),
-                    files.Files,
-                    files.Bytes,
-                    Volumes.FileSystemOf(files.SourceRoot),
-                    Volumes.FileSystemOf(files.DestinationRoot),
-                    files.Origin))
-                .ToList();
+            var crossVolume = new List<CopyData.CrossVolumeEntry>();
+            foreach (NotClonedFiles files in notCloned)
+            {
+                if (files.Reason == FallbackReason.DifferentVolumes)
+                {
+                    crossVolume.Add(new CopyData.CrossVolumeEntry(
+                        files.SourceRoot,
+                        files.DestinationRoot,
+                        Volumes.MountPointOf(files.SourceRoot),
+                        Volumes.MountPointOf(files.DestinationRoot),
+                        files.Files,
+                        files.Bytes,
+                        Volumes.FileSystemOf(files.SourceRoot),
+                        Volumes.FileSystemOf(files.DestinationRoot),
+                        files.Origin));
+                }
+            }
+
             // The data line is for the summary logger and binary logs; at the console's default verbosity nobody reads it,
             // and building it is the only use of CopyData's code (about 30 methods the JIT compiles where the task is IL).
             if (log.LogsMessagesOfImportance(MessageImportance.Low))
@@ -62,8 +67,13 @@ internal static class SavingsReport
 
             if (settings.Mode == CopyOnWriteMode.Required)
             {
-                foreach (NotClonedFiles files in notCloned.Where(files => NotClonedFiles.IsMissedClone(files.Reason) && !CopySources.IsAccepted(files.Origin)))
+                foreach (NotClonedFiles files in notCloned)
                 {
+                    if (!NotClonedFiles.IsMissedClone(files.Reason) || CopySources.IsAccepted(files.Origin))
+                    {
+                        continue;
+                    }
+
                     LogError(log, RequiredCode, DescribeRequiredFailure(files));
                     ok = false;
                 }
