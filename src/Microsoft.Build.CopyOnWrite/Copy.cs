@@ -429,8 +429,11 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         }
 
         // Also when the destination is the source's own entry by another way (symlinked folder, bind mount):
-        // replacing it would replace the source (new inode, owner-writable mode, a full copy on ext4).
-        if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison) || UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath))
+        // replacing it would replace the source (new inode, owner-writable mode, a full copy on ext4). A destination
+        // that is not there (most copies of a clean build) is no entry at all.
+        bool destinationMissing = UnixFiles.Probe(destinationPath, followLinks: false) == EntryKind.Missing;
+        if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
+            || (!destinationMissing && UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath)))
         {
             return Succeeded(pair); // copying a file onto itself: nothing to do, and nothing may be lost
         }
@@ -442,7 +445,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             return false;
         }
 
-        return CopyWithRetries(sourceSpec, destinationSpec, sourcePath, destinationPath, options) && Succeeded(pair);
+        return CopyWithRetries(sourceSpec, destinationSpec, sourcePath, destinationPath, destinationMissing, options) && Succeeded(pair);
     }
 
     private bool Succeeded(CopyPair pair)
@@ -465,13 +468,14 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             && source.LastWriteTimeUtc == destination.LastWriteTimeUtc;
     }
 
-    private bool CopyWithRetries(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, CopyOptions options)
+    /// <param name="destinationMissing">The destination was found missing just before (for the first attempt only: a retry looks again).</param>
+    private bool CopyWithRetries(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, bool destinationMissing, CopyOptions options)
     {
         for (int retry = 0; ; retry++)
         {
             try
             {
-                return CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, options);
+                return CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, destinationMissing && retry == 0, options);
             }
             catch (OperationCanceledException)
             {
@@ -534,21 +538,27 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     }
 
     /// <returns>False when it logged an error that no retry can fix; throws for errors worth a retry.</returns>
-    private bool CopyOrLink(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, CopyOptions options)
+    /// <param name="destinationMissing">Nothing (no file, folder or link) has the destination's name: its checks are settled.</param>
+    private bool CopyOrLink(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, bool destinationMissing, CopyOptions options)
     {
-        if (Directory.Exists(destinationPath))
+        // The stock task's checks, in its order. A missing destination is no folder; a regular source is neither a
+        // folder nor missing; anything else is asked of .NET, as the stock task asks it.
+        if (!destinationMissing && Directory.Exists(destinationPath))
         {
             return LogErrorAndFail(CopyMessages.DestinationIsFolderCode, CopyMessages.DestinationIsFolder, sourceSpec, destinationSpec);
         }
 
-        if (Directory.Exists(sourcePath))
+        if (UnixFiles.Probe(sourcePath, followLinks: true) != EntryKind.RegularFile)
         {
-            return LogErrorAndFail(CopyMessages.SourceIsFolderCode, CopyMessages.SourceIsFolder, sourceSpec);
-        }
+            if (Directory.Exists(sourcePath))
+            {
+                return LogErrorAndFail(CopyMessages.SourceIsFolderCode, CopyMessages.SourceIsFolder, sourceSpec);
+            }
 
-        if (!File.Exists(sourcePath))
-        {
-            return LogErrorAndFail(CopyMessages.SourceNotFoundCode, CopyMessages.SourceNotFound, sourceSpec);
+            if (!File.Exists(sourcePath))
+            {
+                return LogErrorAndFail(CopyMessages.SourceNotFoundCode, CopyMessages.SourceNotFound, sourceSpec);
+            }
         }
 
         string? destinationFolder = Path.GetDirectoryName(destinationPath);
@@ -572,9 +582,10 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             }
         }
 
-        var existing = new FileInfo(destinationPath);
-        bool destinationIsLink = FileLinks.IsSymbolicLink(existing);
-        bool destinationExists = existing.Exists || destinationIsLink;
+        FileInfo? existing = destinationMissing ? null : new FileInfo(destinationPath);
+        bool destinationIsLink = existing is not null && FileLinks.IsSymbolicLink(existing);
+        bool destinationIsFile = existing is not null && existing.Exists;
+        bool destinationExists = destinationIsFile || destinationIsLink;
         if (destinationExists && options.OverwriteReadOnlyFiles && IsReadOnly(destinationPath))
         {
             Log.LogMessage(MessageImportance.Low, CopyMessages.RemovingReadOnly, destinationSpec);
@@ -602,14 +613,14 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         // Where the stock task's File.Copy would open an existing destination file and fail (immutable, or not
         // writable by this user), fail the same way with the same exception; a rename would not notice.
-        if (existing.Exists && !destinationIsLink)
+        if (destinationIsFile && !destinationIsLink)
         {
             FileLinks.ThrowIfNotWritable(destinationPath, create: false);
         }
 
         // With MSBUILDCOPYWITHOUTDELETE=1 the stock task's File.Copy opens a destination that is the source itself
         // (a hard link or symbolic link to it) and is refused as a sharing violation, retried like one.
-        if (options.CopyWithoutDelete && existing.Exists && FileLinks.AreSameFile(sourcePath, destinationPath))
+        if (options.CopyWithoutDelete && destinationIsFile && FileLinks.AreSameFile(sourcePath, destinationPath))
         {
             throw FileLinks.SameFileInUse(destinationPath);
         }

@@ -56,6 +56,37 @@ internal static class UnixFiles
 #endif
     }
 
+    /// <summary>
+    /// What one stat call says of a path, where that settles the task's checks by itself: a destination that does not
+    /// exist (ENOENT from lstat: no file, folder or link of that name) or a source that is a regular file (stat,
+    /// following links). <see cref="EntryKind.Unknown"/> for everything else and off Linux: the caller then asks .NET
+    /// as before, which keeps the stock task's checks, their order and their exceptions for every unusual case.
+    /// </summary>
+    /// <remarks>
+    /// Measured on Linux (strace, fresh process): a new file took five path lookups before the clone
+    /// (Directory.Exists and FileInfo of the destination, Directory.Exists and File.Exists of the source, and the
+    /// same-entry check); with this, two.
+    /// </remarks>
+    public static EntryKind Probe(string path, bool followLinks)
+    {
+#if NET
+        if (!OperatingSystem.IsLinux())
+        {
+            return EntryKind.Unknown;
+        }
+
+        if (LinuxNative.TryStat(path, followLinks, out LinuxNative.FileStatus status))
+        {
+            return status.IsRegularFile ? EntryKind.RegularFile : EntryKind.Unknown;
+        }
+
+        const int NoSuchEntry = 2; // ENOENT; ENOTDIR and the rest go the long way, which reports them as .NET does
+        return Marshal.GetLastPInvokeError() == NoSuchEntry ? EntryKind.Missing : EntryKind.Unknown;
+#else
+        return EntryKind.Unknown;
+#endif
+    }
+
 #if NET
     /// <summary>
     /// Opens a copy source for reading without ever blocking, and only if it is a regular file (or the
@@ -148,4 +179,12 @@ internal static class UnixFiles
         _ => "not a regular file",
     };
 #endif
+}
+
+/// <summary>See <see cref="UnixFiles.Probe"/>.</summary>
+internal enum EntryKind
+{
+    Unknown,
+    Missing,
+    RegularFile,
 }
