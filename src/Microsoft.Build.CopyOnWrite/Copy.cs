@@ -641,18 +641,13 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         _summary.AddCloneResult(result, sourcePath, destinationPath);
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
-        // Formatted only when a logger takes low-importance messages: at the console's default verbosity nobody does.
-        if (Log.LogsMessagesOfImportance(MessageImportance.Low))
+        // A line of its own only for a file that was copied, not cloned: why is worth knowing per file. A cloned file
+        // is counted in its Copy's summary line ("cloned 7 files"). A line for each cloned file doubled the messages
+        // a verbose log (binary log, -v:d, any logger MSBuild does not know) got from a build's Copy calls, and cost
+        // about 40 µs per Copy of 7 files in the measured build (issue 12, docs/precompiled-task.md).
+        if (result.Method != CloneMethod.Cloned && Log.LogsMessagesOfImportance(MessageImportance.Low))
         {
-            string size = FileSizeText.Format(result.Bytes);
-            if (result.Method == CloneMethod.Cloned)
-            {
-                Log.LogMessage(MessageImportance.Low, CopyMessages.Cloned, sourcePath, destinationPath, size);
-            }
-            else
-            {
-                Log.LogMessage(MessageImportance.Low, CopyMessages.CopiedNotCloned, sourcePath, destinationPath, size, CopySummary.DescribeFallback(result.Reason, result.Detail));
-            }
+            Log.LogMessage(MessageImportance.Low, CopyMessages.CopiedNotCloned, sourcePath, destinationPath, FileSizeText.Format(result.Bytes), CopySummary.DescribeFallback(result.Reason, result.Detail));
         }
 
         return true;

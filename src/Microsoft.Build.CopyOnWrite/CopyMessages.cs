@@ -63,7 +63,6 @@ internal static class CopyMessages
     public const string DidNotCopyUnchanged = "Did not copy from file \"{0}\" to file \"{1}\" because the \"{2}\" parameter was set to \"{3}\" in the project and the files' sizes and timestamps match.";
     public const string RemovingReadOnly = "Removing read-only attribute from \"{0}\".";
 
-    // Ours: what the clone engine did with one file (low importance).
-    public const string Cloned = "Cloned \"{0}\" to \"{1}\" ({2}): the copy shares the source's storage.";
+    // Ours: a file the clone engine copied rather than cloned, and why (low importance).
     public const string CopiedNotCloned = "Copied \"{0}\" to \"{1}\" ({2}), not cloned: {3}.";
 }

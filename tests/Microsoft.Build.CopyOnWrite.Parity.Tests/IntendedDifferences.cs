@@ -27,7 +27,7 @@ public static class IntendedDifferences
         new(SummaryMessages, Always: true,
             "Ours logs one extra line per invocation starting with \"CopyOnWrite:\" (what it cloned, copied, linked and left alone), "
             + "a low-importance \"CopyOnWrite data: v=1 ...\" line with the same counts for the build-wide summary logger, "
-            + "and one low-importance line per file (\"Cloned ...\" / \"Copied ... not cloned: <why>\"). They are extra messages; "
+            + "and one low-importance line for each file copied rather than cloned (\"Copied ... not cloned: <why>\"). They are extra messages; "
             + "every message of the stock task is still logged with the same text and importance.",
             (stock, ours) => CommonDifferences.DropOurExtraMessages(ours)),
 

@@ -26,7 +26,7 @@ internal static class IntendedDifferences
     {
         new(SummaryMessages, Always: true,
             "Ours logs one extra line per invocation starting with \"CopyOnWrite:\", a low-importance \"CopyOnWrite data: v=1 ...\" "
-            + "line for the build-wide summary, and one low-importance line per file (\"Cloned ...\" / \"Copied ... not cloned: <why>\"). "
+            + "line for the build-wide summary, and one low-importance line for each file copied rather than cloned (\"Copied ... not cloned: <why>\"). "
             + "Every message of the stock task is still logged with the same text and importance.",
             (stock, ours) => CommonDifferences.DropOurExtraMessages(ours)),
 

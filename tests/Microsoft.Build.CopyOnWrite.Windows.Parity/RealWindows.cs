@@ -300,7 +300,7 @@ internal static class RealWindows
             return $"sparse flag {destinationInfo.Attributes}, the source's {File.GetAttributes(source)}";
         }
 
-        bool saysCloned = result.Events.Any(e => e.Kind == "message" && e.Text.StartsWith("Cloned ", StringComparison.Ordinal));
+        bool saysCloned = result.Events.Any(e => e.Kind == "message" && e.Text.StartsWith("CopyOnWrite: cloned 1 file ", StringComparison.Ordinal));
         string extents = "(nothing allocated)";
         bool shares = size > 0 && SharesAllExtents(destination, source, out extents);
         if (saysCloned != shares)

@@ -181,7 +181,7 @@ internal static class FreshProcessReport
         md.AppendLine();
         md.AppendLine("Every build of the measurement tool has its summary logger attached (for ours and for the stock task alike: it counts what ours "
             + "cloned). MSBuild does not know that logger, so it creates every low-importance message in both variants, and ours logs more of them "
-            + "than the stock task (a line per file saying whether it was cloned, and two per call for the summary). Section 3's \"sample's shape\" "
+            + "than the stock task (two per call for the summary, and a line per file copied rather than cloned). Section 3's \"sample's shape\" "
             + "table measures the same effect in one process, with MSBuild's default logging and with a diagnostic file logger.");
         md.AppendLine();
     }

@@ -71,9 +71,11 @@ public sealed class RemountTests
             {
                 CopyRun run = OurCopy.File(source, destination, retries: 0); // Engine null: the process-wide engine
                 Assert.IsTrue(run.Succeeded, $"{name}: {run}");
-                string[] claims = run.Messages.Where(m => m.StartsWith("Cloned \"", StringComparison.Ordinal) || m.StartsWith("Copied \"", StringComparison.Ordinal)).ToArray();
+                // The Copy's summary line says what it did with its one file: "CopyOnWrite: cloned 1 file (...)." or
+                // "CopyOnWrite: copied 1 file (...) because ...".
+                string[] claims = run.Messages.Where(m => m.StartsWith("CopyOnWrite: cloned ", StringComparison.Ordinal) || m.StartsWith("CopyOnWrite: copied ", StringComparison.Ordinal)).ToArray();
                 Assert.AreEqual(1, claims.Length, $"{name}: one claim per copy expected:\n{run.Log}");
-                bool claimedClone = claims[0].StartsWith("Cloned", StringComparison.Ordinal);
+                bool claimedClone = claims[0].StartsWith("CopyOnWrite: cloned 1 file ", StringComparison.Ordinal);
                 log.Add($"{name} (device {device}): {Path.GetFileName(destination)}: {claims[0]}");
                 Assert.IsTrue(TestFiles.SameBytes(source, destination), $"{name}: {destination}");
                 if (claimedClone)

@@ -14,17 +14,17 @@ public sealed record IntendedDifference(string Key, bool Always, string Reason, 
 /// <summary>Normalisations both parity suites (Linux, and Windows under Wine) apply the same way.</summary>
 public static class CommonDifferences
 {
-    private static readonly Regex ClonedMessage = new("^Cloned \".*\" to \".*\" \\(.*\\): the copy shares the source's storage\\.$", RegexOptions.Singleline);
     private static readonly Regex CopiedNotClonedMessage = new("^Copied \".*\" to \".*\" \\(.*\\), not cloned: .*\\.$", RegexOptions.Singleline);
 
     /// <summary>
     /// Our messages the stock task has no counterpart for: the "CopyOnWrite:" line of each invocation, the
-    /// low-importance "CopyOnWrite data:" line for the summary logger, and the low-importance per-file line.
+    /// low-importance "CopyOnWrite data:" line for the summary logger, and the low-importance line for each file that was
+    /// copied, not cloned.
     /// </summary>
     public static bool IsOurExtraMessage(string text, string? importance)
         => text.StartsWith("CopyOnWrite:", StringComparison.Ordinal)
            || (importance == "Low" && text.StartsWith("CopyOnWrite data: ", StringComparison.Ordinal))
-           || (importance == "Low" && (ClonedMessage.IsMatch(text) || CopiedNotClonedMessage.IsMatch(text)));
+           || (importance == "Low" && CopiedNotClonedMessage.IsMatch(text));
 
     /// <summary>Removes <see cref="IsOurExtraMessage"/> messages from <paramref name="ours"/>.</summary>
     public static void DropOurExtraMessages(Observation ours)

@@ -47,6 +47,22 @@ public sealed class CrossVolumeDiagnosisTests
     }
 
     [TestMethod]
+    public void At_detailed_verbosity_each_file_copied_rather_than_cloned_gets_a_line_saying_why_and_a_cloned_file_none()
+    {
+        // Lib's two content files come from ext4 (copied); everything else stays on XFS (cloned).
+        string content = LoopFileSystems.Ext4.NewFolder("content-lines");
+        var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("crossvolume-lines"), contentFolder: content);
+
+        string output = projects.Build("-v:d", "-m:1");
+
+        var perFile = SavingsProjects.DistinctLinesContaining(output, "not cloned: source and destination are on different volumes.");
+        Assert.AreEqual(2, perFile.Count(line => line.Contains($"Copied \"{content}/first.bin\" to \"{projects.Root}/Lib/bin/Debug/net10.0/first.bin\" (293 KiB)")
+            || line.Contains($"Copied \"{content}/second.bin\" to \"{projects.Root}/Lib/bin/Debug/net10.0/second.bin\" (195.3 KiB)")), string.Join("\n", perFile));
+        Assert.IsTrue(SavingsProjects.LinesContaining(output, "CopyOnWrite: cloned").Count >= 2, "the projects' own files are cloned on XFS:\n" + output);
+        Assert.AreEqual(0, SavingsProjects.LinesContaining(output, "Cloned \"").Count, "a cloned file is counted in its Copy's line, not given one of its own");
+    }
+
+    [TestMethod]
     public void CopyOnWriteWarnWhenNotCloned_makes_it_warning_COW002()
     {
         string content = LoopFileSystems.Ext4.NewFolder("content");
