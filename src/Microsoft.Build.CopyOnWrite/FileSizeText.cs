@@ -4,20 +4,35 @@ namespace Microsoft.Build.CopyOnWrite;
 
 internal static class FileSizeText
 {
-    /// <summary>1536 → "1.5 KiB". Binary units, because that is what file systems allocate in.</summary>
+    private static readonly string[] Units = { "B", "KiB", "MiB", "GiB", "TiB" };
+
+    /// <summary>1536 → "1.5 KiB", 16777216 → "16 MiB". Binary units, because that is what file systems allocate in.</summary>
+    /// <remarks>
+    /// Whole numbers only, rounded to tenths half away from zero: what the format "0.#" makes of the quotient, without
+    /// formatting a double. That costs 0.2-0.8 ms the first time in a process (measured in a fresh MSBuild node: the
+    /// rounding code for "3.1"), on the summary line of every node's first Copy.
+    /// </remarks>
     public static string Format(long bytes)
     {
-        string[] units = { "B", "KiB", "MiB", "GiB", "TiB" };
-        double value = bytes;
         int unit = 0;
-        while (value >= 1024 && unit < units.Length - 1)
+        long scale = 1;
+        while (unit < Units.Length - 1 && bytes / scale >= 1024)
         {
-            value /= 1024;
+            scale *= 1024;
             unit++;
         }
 
-        return unit == 0
-            ? string.Format(CultureInfo.InvariantCulture, "{0} B", bytes)
-            : string.Format(CultureInfo.InvariantCulture, "{0:0.#} {1}", value, units[unit]);
+        if (unit == 0)
+        {
+            return bytes.ToString(CultureInfo.InvariantCulture) + " B";
+        }
+
+        // The remainder is below scale (at most 2^40), so ten times it cannot overflow.
+        long tenths = (bytes / scale * 10) + (((bytes % scale * 10) + (scale / 2)) / scale);
+        string whole = (tenths / 10).ToString(CultureInfo.InvariantCulture);
+        long tenth = tenths % 10;
+        return tenth == 0
+            ? whole + " " + Units[unit]
+            : whole + "." + tenth.ToString(CultureInfo.InvariantCulture) + " " + Units[unit];
     }
 }
