@@ -431,9 +431,9 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         // Also when the destination is the source's own entry by another way (symlinked folder, bind mount):
         // replacing it would replace the source (new inode, owner-writable mode, a full copy on ext4). A destination
         // that is not there (most copies of a clean build) is no entry at all.
-        bool destinationMissing = UnixFiles.Probe(destinationPath, followLinks: false) == EntryKind.Missing;
+        EntryKind destination = UnixFiles.Probe(destinationPath, followLinks: false);
         if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
-            || (!destinationMissing && UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath)))
+            || (destination != EntryKind.Missing && UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath)))
         {
             return Succeeded(pair); // copying a file onto itself: nothing to do, and nothing may be lost
         }
@@ -445,7 +445,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             return false;
         }
 
-        return CopyWithRetries(sourceSpec, destinationSpec, sourcePath, destinationPath, destinationMissing, options) && Succeeded(pair);
+        return CopyWithRetries(sourceSpec, destinationSpec, sourcePath, destinationPath, destination, options) && Succeeded(pair);
     }
 
     private bool Succeeded(CopyPair pair)
@@ -468,14 +468,14 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             && source.LastWriteTimeUtc == destination.LastWriteTimeUtc;
     }
 
-    /// <param name="destinationMissing">The destination was found missing just before (for the first attempt only: a retry looks again).</param>
-    private bool CopyWithRetries(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, bool destinationMissing, CopyOptions options)
+    /// <param name="destination">What the destination was found to be just before (for the first attempt only: a retry looks again).</param>
+    private bool CopyWithRetries(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, EntryKind destination, CopyOptions options)
     {
         for (int retry = 0; ; retry++)
         {
             try
             {
-                return CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, destinationMissing && retry == 0, options);
+                return CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? destination : EntryKind.Unknown, options);
             }
             catch (OperationCanceledException)
             {
@@ -538,12 +538,15 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     }
 
     /// <returns>False when it logged an error that no retry can fix; throws for errors worth a retry.</returns>
-    /// <param name="destinationMissing">Nothing (no file, folder or link) has the destination's name: its checks are settled.</param>
-    private bool CopyOrLink(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, bool destinationMissing, CopyOptions options)
+    /// <param name="destination">
+    /// Missing (no file, folder or link has the name) or a regular file (not a link): what the destination's checks
+    /// would find; Unknown: ask.
+    /// </param>
+    private bool CopyOrLink(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, EntryKind destination, CopyOptions options)
     {
-        // The stock task's checks, in its order. A missing destination is no folder; a regular source is neither a
-        // folder nor missing; anything else is asked of .NET, as the stock task asks it.
-        if (!destinationMissing && Directory.Exists(destinationPath))
+        // The stock task's checks, in its order. A missing destination or a regular file is no folder; a regular
+        // source is neither a folder nor missing; anything else is asked of .NET, as the stock task asks it.
+        if (destination == EntryKind.Unknown && Directory.Exists(destinationPath))
         {
             return LogErrorAndFail(CopyMessages.DestinationIsFolderCode, CopyMessages.DestinationIsFolder, sourceSpec, destinationSpec);
         }
@@ -582,9 +585,9 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             }
         }
 
-        FileInfo? existing = destinationMissing ? null : new FileInfo(destinationPath);
+        FileInfo? existing = destination == EntryKind.Unknown ? new FileInfo(destinationPath) : null;
         bool destinationIsLink = existing is not null && FileLinks.IsSymbolicLink(existing);
-        bool destinationIsFile = existing is not null && existing.Exists;
+        bool destinationIsFile = existing is not null ? existing.Exists : destination == EntryKind.RegularFile;
         bool destinationExists = destinationIsFile || destinationIsLink;
         if (destinationExists && options.OverwriteReadOnlyFiles && IsReadOnly(destinationPath))
         {
@@ -611,9 +614,13 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
 
-        // Where the stock task's File.Copy would open an existing destination file and fail (immutable, or not
-        // writable by this user), fail the same way with the same exception; a rename would not notice.
-        if (destinationIsFile && !destinationIsLink)
+        // Where the stock task keeps an existing destination file (read-only, or MSBUILDCOPYWITHOUTDELETE=1), its
+        // File.Copy opens it for writing and fails if this user cannot write it: fail the same way with the same
+        // exception, which a rename over it would not notice. Where it deletes it first, the delete and our rename
+        // need the same rights, so that is asked only if the clone fails (below), not for every existing destination
+        // (an open for writing, fstatfs, two flocks and a close per overwritten file, strace).
+        bool mayBeUnwritable = destinationIsFile && !destinationIsLink;
+        if (mayBeUnwritable && stockKeepsDestination)
         {
             FileLinks.ThrowIfNotWritable(destinationPath, create: false);
         }
@@ -636,6 +643,13 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
+            // The stock task's delete failed where our rename did (an immutable file, a folder this user cannot
+            // write); its File.Copy then opened the file for writing: its exception when that fails too.
+            if (mayBeUnwritable && !stockKeepsDestination)
+            {
+                FileLinks.ThrowIfNotWritable(destinationPath, create: false);
+            }
+
             throw FileLinks.WithDestinationPath(e, destinationPath);
         }
 
