@@ -49,19 +49,46 @@ internal static class Machine
             .ToList();
     }
 
-    /// <summary>How many dotnet / MSBuild / compiler processes besides this one are alive.</summary>
-    public static int OtherDotnetProcesses()
-        => Process.GetProcesses().Count(p =>
+    /// <summary>The dotnet / MSBuild / compiler processes besides this one that are alive: "PID command line" each.</summary>
+    public static IReadOnlyList<string> OtherDotnetProcesses()
+        => Process.GetProcesses()
+            .Where(p =>
+            {
+                try
+                {
+                    return p.Id != Environment.ProcessId && p.ProcessName is "dotnet" or "csc" or "VBCSCompiler" or "MSBuild" or "testhost";
+                }
+                catch (InvalidOperationException)
+                {
+                    return false;
+                }
+            })
+            .Select(p => $"{p.Id} {CommandLine(p.Id)}")
+            .ToList();
+
+    /// <summary>
+    /// Waits up to <paramref name="limit"/> for the other dotnet processes to end and returns those still alive. The
+    /// script's own builds just before (pack, the sample's builds) can leave a node or the muxer exiting for a few
+    /// seconds; counted at once, they made the report say the machine was shared when it was not.
+    /// </summary>
+    public static IReadOnlyList<string> WaitForOtherDotnetProcesses(TimeSpan limit)
+    {
+        var clock = Stopwatch.StartNew();
+        IReadOnlyList<string> others = OtherDotnetProcesses();
+        while (others.Count > 0 && clock.Elapsed < limit)
         {
-            try
-            {
-                return p.Id != Environment.ProcessId && p.ProcessName is "dotnet" or "csc" or "VBCSCompiler" or "MSBuild" or "testhost";
-            }
-            catch (InvalidOperationException)
-            {
-                return false;
-            }
-        });
+            System.Threading.Thread.Sleep(500);
+            others = OtherDotnetProcesses();
+        }
+
+        return others;
+    }
+
+    private static string CommandLine(int pid)
+    {
+        string text = (Read($"/proc/{pid}/cmdline") ?? string.Empty).Replace('\0', ' ').Trim();
+        return text.Length > 100 ? text[..100] + "..." : text;
+    }
 
     public static IReadOnlyList<string> Describe(IReadOnlyDictionary<string, string> mountPoints)
     {

@@ -71,10 +71,10 @@ internal static class Program
             return 2;
         }
 
+        IReadOnlyList<string> otherDotnetAtStart = Machine.WaitForOtherDotnetProcesses(TimeSpan.FromSeconds(30));
         DateTime started = DateTime.UtcNow;
         string loadAtStart = Machine.LoadAverages();
         IReadOnlyList<string> busiest = Machine.BusiestProcesses(6);
-        int otherDotnetAtStart = Machine.OtherDotnetProcesses();
         double diskSpeed = Machine.HostDiskWriteMiBPerSecond("/var/tmp");
         IReadOnlyList<Probe.Finding> probes = Probe.Run(mountPoints.Keys);
 
