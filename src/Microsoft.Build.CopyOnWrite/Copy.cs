@@ -360,7 +360,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         }
         else
         {
-            RunInParallel(byDestination, parallelism, RunGroup);
+            InputOrderParallel.ForEach(byDestination, parallelism, RunGroup);
         }
 
         return failures == 0;
@@ -392,15 +392,6 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         return groups;
     }
-
-    /// <summary>Handed out one at a time in input order, so work starts in the order the stock task starts it.</summary>
-    /// <remarks>A method of its own, so that a Copy with one destination does not load System.Threading.Tasks.Parallel.</remarks>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
-    private static void RunInParallel(List<List<CopyPair>> groups, int parallelism, Action<List<CopyPair>> runGroup)
-        => System.Threading.Tasks.Parallel.ForEach(
-            System.Collections.Concurrent.Partitioner.Create(groups, System.Collections.Concurrent.EnumerablePartitionerOptions.NoBuffering),
-            new System.Threading.Tasks.ParallelOptions { MaxDegreeOfParallelism = parallelism },
-            runGroup);
 
     private int DegreeOfParallelism()
         => _environment("MSBUILDCOPYTASKPARALLELISM") == "1" ? 1 : Environment.ProcessorCount > 4 ? 6 : 4;

@@ -1,0 +1,94 @@
+using System;
+using System.Collections.Generic;
+using System.Runtime.ExceptionServices;
+using System.Threading;
+
+namespace Microsoft.Build.CopyOnWrite;
+
+/// <summary>
+/// Runs a body for every item on the calling thread and up to <c>parallelism - 1</c> thread-pool threads, handing
+/// the items out one at a time in list order (so work starts in the order the stock task starts it).
+/// </summary>
+/// <remarks>
+/// Not Parallel.ForEach: the first one in an MSBuild node cost about 1.9 ms before the first item ran (loading
+/// System.Threading.Tasks.Parallel and compiling its generic code for our types, which no precompiled image holds;
+/// measured with timestamps in the task, docs/precompiled-task.md). Here the calling thread starts at once and the
+/// helpers join when the pool runs them; a helper that comes late finds nothing left and returns. As with
+/// Parallel.ForEach, an exception stops the handing out of further items and is thrown on the calling thread once
+/// the items already started have finished (the first one, as itself, not wrapped in an AggregateException).
+/// </remarks>
+internal static class InputOrderParallel
+{
+    public static void ForEach<T>(IReadOnlyList<T> items, int parallelism, Action<T> body)
+    {
+        var run = new Run<T>(items, body);
+        int helpers = Math.Min(parallelism, items.Count) - 1;
+        for (int i = 0; i < helpers; i++)
+        {
+            ThreadPool.QueueUserWorkItem(static state => ((Run<T>)state!).Work(), run);
+        }
+
+        run.Work();
+        run.WaitUntilAllFinished();
+        run.Failure?.Throw();
+    }
+
+    private sealed class Run<T>
+    {
+        private readonly IReadOnlyList<T> _items;
+        private readonly Action<T> _body;
+        private readonly object _finished = new();
+        private int _next = -1;
+        private int _unfinished;
+        private ExceptionDispatchInfo? _failure;
+
+        public Run(IReadOnlyList<T> items, Action<T> body)
+        {
+            _items = items;
+            _body = body;
+            _unfinished = items.Count;
+        }
+
+        public ExceptionDispatchInfo? Failure => Volatile.Read(ref _failure);
+
+        public void Work()
+        {
+            int index;
+            while ((index = Interlocked.Increment(ref _next)) < _items.Count)
+            {
+                try
+                {
+                    if (Failure is null)
+                    {
+                        _body(_items[index]);
+                    }
+                }
+                catch (Exception e)
+                {
+                    Interlocked.CompareExchange(ref _failure, ExceptionDispatchInfo.Capture(e), null);
+                }
+                finally
+                {
+                    if (Interlocked.Decrement(ref _unfinished) == 0)
+                    {
+                        lock (_finished)
+                        {
+                            Monitor.PulseAll(_finished);
+                        }
+                    }
+                }
+            }
+        }
+
+        public void WaitUntilAllFinished()
+        {
+            lock (_finished)
+            {
+                while (Volatile.Read(ref _unfinished) > 0)
+                {
+                    Monitor.Wait(_finished);
+                }
+            }
+        }
+    }
+}
