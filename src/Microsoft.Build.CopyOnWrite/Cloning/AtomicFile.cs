@@ -11,7 +11,7 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// the destination in one step. A rename replaces the directory entry: it never writes through a hard link
 /// or symlink, and readers see either the old file or the complete new one.
 /// </summary>
-internal static class AtomicFile
+internal static partial class AtomicFile
 {
     /// <summary>Leading dot: hidden on Unix, and globs like *.dll in users' targets do not pick it up.</summary>
     public const string TemporaryPrefix = ".";
@@ -132,8 +132,11 @@ internal static class AtomicFile
     }
 
 #if NET
-    [DllImport("libc", SetLastError = true)]
-    private static extern int rename(string oldPath, string newPath);
+    // Source-generated marshalling, so the precompiled image holds it: a [DllImport] with string parameters has its
+    // marshalling stub compiled by the JIT on the first rename in every MSBuild node (measured: the one method of our
+    // own the JIT compiled in a node's first Copy).
+    [LibraryImport("libc", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int rename(string oldPath, string newPath);
 #else
     private const int MoveFileReplaceExisting = 0x1;
 

@@ -14,7 +14,7 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// binaries, and the SDK headers bind those names to the "$INODE64" symbols.
 /// </summary>
 [SupportedOSPlatform("macos")]
-internal sealed unsafe class MacNative : IMacFileSystem
+internal sealed unsafe partial class MacNative : IMacFileSystem
 {
     private const string LibSystem = "libc"; // .NET resolves it to /usr/lib/libc.dylib, which is libSystem
 
@@ -86,41 +86,43 @@ internal sealed unsafe class MacNative : IMacFileSystem
         public override void Dispose() => Stream.Dispose();
     }
 
-    [DllImport(LibSystem, EntryPoint = "fstat$INODE64", SetLastError = true)]
-    private static extern int FStatX64(int fd, byte* buffer);
+    // Source-generated marshalling (LibraryImport), which the precompiled image holds: a [DllImport] with a string or
+    // SetLastError needs a marshalling stub that the JIT compiles on first use in every MSBuild node (measured on Linux).
+    [LibraryImport(LibSystem, EntryPoint = "fstat$INODE64", SetLastError = true)]
+    private static partial int FStatX64(int fd, byte* buffer);
 
-    [DllImport(LibSystem, EntryPoint = "fstat", SetLastError = true)]
-    private static extern int FStatArm64(int fd, byte* buffer);
+    [LibraryImport(LibSystem, EntryPoint = "fstat", SetLastError = true)]
+    private static partial int FStatArm64(int fd, byte* buffer);
 
-    [DllImport(LibSystem, EntryPoint = "stat$INODE64", SetLastError = true)]
-    private static extern int StatX64(string path, byte* buffer);
+    [LibraryImport(LibSystem, EntryPoint = "stat$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int StatX64(string path, byte* buffer);
 
-    [DllImport(LibSystem, EntryPoint = "stat", SetLastError = true)]
-    private static extern int StatArm64(string path, byte* buffer);
+    [LibraryImport(LibSystem, EntryPoint = "stat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int StatArm64(string path, byte* buffer);
 
-    [DllImport(LibSystem, EntryPoint = "statfs$INODE64", SetLastError = true)]
-    private static extern int StatfsX64(string path, byte* buffer);
+    [LibraryImport(LibSystem, EntryPoint = "statfs$INODE64", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int StatfsX64(string path, byte* buffer);
 
-    [DllImport(LibSystem, EntryPoint = "statfs", SetLastError = true)]
-    private static extern int StatfsArm64(string path, byte* buffer);
+    [LibraryImport(LibSystem, EntryPoint = "statfs", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int StatfsArm64(string path, byte* buffer);
 
-    [DllImport(LibSystem, EntryPoint = "fclonefileat", SetLastError = true)]
-    private static extern int FClonefileAt(int sourceFd, int destinationDirectoryFd, string destinationPath, uint flags);
+    [LibraryImport(LibSystem, EntryPoint = "fclonefileat", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int FClonefileAt(int sourceFd, int destinationDirectoryFd, string destinationPath, uint flags);
 
-    [DllImport(LibSystem, EntryPoint = "fcopyfile", SetLastError = true)]
-    private static extern int FCopyfile(int fromFd, int toFd, IntPtr state, uint flags);
+    [LibraryImport(LibSystem, EntryPoint = "fcopyfile", SetLastError = true)]
+    private static partial int FCopyfile(int fromFd, int toFd, IntPtr state, uint flags);
 
-    [DllImport(LibSystem, EntryPoint = "fchmod", SetLastError = true)]
-    private static extern int FChmod(int fd, ushort mode);
+    [LibraryImport(LibSystem, EntryPoint = "fchmod", SetLastError = true)]
+    private static partial int FChmod(int fd, ushort mode);
 
-    [DllImport(LibSystem, EntryPoint = "chmod", SetLastError = true)]
-    private static extern int Chmod(string path, ushort mode);
+    [LibraryImport(LibSystem, EntryPoint = "chmod", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int Chmod(string path, ushort mode);
 
-    [DllImport(LibSystem, EntryPoint = "rename", SetLastError = true)]
-    private static extern int RenameFile(string fromPath, string toPath);
+    [LibraryImport(LibSystem, EntryPoint = "rename", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int RenameFile(string fromPath, string toPath);
 
-    [DllImport(LibSystem, EntryPoint = "unlink", SetLastError = true)]
-    private static extern int UnlinkFile(string path);
+    [LibraryImport(LibSystem, EntryPoint = "unlink", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int UnlinkFile(string path);
 }
 
 /// <summary>

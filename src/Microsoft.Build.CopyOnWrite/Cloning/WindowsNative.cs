@@ -16,7 +16,7 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 #if NET
 [SupportedOSPlatform("windows")]
 #endif
-internal sealed unsafe class WindowsNative : IWindowsFileSystem
+internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
 {
     private const string Kernel32 = "kernel32.dll";
     private const uint FileAttributeNormal = 0x80;
@@ -259,6 +259,62 @@ internal sealed unsafe class WindowsNative : IWindowsFileSystem
         public override void Dispose() => Handle.Dispose();
     }
 
+#if NET
+    // Source-generated marshalling (LibraryImport), which the precompiled image holds. A [DllImport] taking a string, a
+    // SafeFileHandle or returning bool, or with SetLastError, needs a marshalling stub that the JIT compiles on first use
+    // in every MSBuild node (measured on Linux, where such a stub was the one method of ours the JIT compiled in a
+    // node's first Copy). The .NET Framework build below has no generator and keeps [DllImport].
+    [LibraryImport(Kernel32, SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    private static partial SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool GetFileInformationByHandle(SafeFileHandle file, out WindowsStructs.ByHandleFileInformation information);
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, void* information, uint size);
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool SetFileInformationByHandle(SafeFileHandle file, int informationClass, void* information, uint size);
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool GetVolumeInformationByHandleW(
+        SafeFileHandle file,
+        char* volumeName,
+        uint volumeNameChars,
+        out uint serialNumber,
+        out uint maximumComponentLength,
+        out uint fileSystemFlags,
+        char* fileSystemName,
+        uint fileSystemNameChars);
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool DeviceIoControl(SafeFileHandle device, uint controlCode, void* input, uint inputBytes, void* output, uint outputBytes, out uint bytesReturned, IntPtr overlapped);
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool FlushFileBuffers(SafeFileHandle file);
+
+    [LibraryImport(Kernel32, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool ReadFile(SafeFileHandle file, byte* buffer, uint bytesToRead, out uint bytesRead, NativeOverlapped* overlapped);
+
+    [LibraryImport(Kernel32, SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool CopyFileExW(string existingFileName, string newFileName, IntPtr progressRoutine, IntPtr data, int* cancel, uint copyFlags);
+
+    [LibraryImport(Kernel32, SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool SetFileAttributesW(string fileName, uint attributes);
+
+    [LibraryImport(Kernel32, SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static partial bool DeleteFileW(string fileName);
+#else
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
     private static extern SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);
 
@@ -299,6 +355,7 @@ internal sealed unsafe class WindowsNative : IWindowsFileSystem
 
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
     private static extern bool DeleteFileW(string fileName);
+#endif
 }
 
 /// <summary>
