@@ -353,16 +353,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             }
         }
 
-        int parallelism = DegreeOfParallelism();
-        if (byDestination.Count < 2 || parallelism < 2)
-        {
-            byDestination.ForEach(RunGroup);
-        }
-        else
-        {
-            InputOrderParallel.ForEach(byDestination, parallelism, RunGroup);
-        }
-
+        InputOrderParallel.ForEach(byDestination, DegreeOfParallelism(), RunGroup);
         return failures == 0;
     }
 

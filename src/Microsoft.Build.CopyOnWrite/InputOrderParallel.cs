@@ -11,9 +11,10 @@ namespace Microsoft.Build.CopyOnWrite;
 /// </summary>
 /// <remarks>
 /// Not Parallel.ForEach: the first one in an MSBuild node cost about 1.9 ms before the first item ran (loading
-/// System.Threading.Tasks.Parallel and compiling its generic code for our types, which no precompiled image holds;
-/// measured with timestamps in the task, docs/precompiled-task.md). Here the calling thread starts at once and the
-/// helpers join when the pool runs them; a helper that comes late finds nothing left and returns. As with
+/// System.Threading.Tasks.Parallel and binding its generic code for our types; measured with timestamps in the task,
+/// docs/precompiled-task.md). Here the calling thread starts at once and the helpers join when the pool runs them; a
+/// helper that comes late finds nothing left and returns. With one item or a parallelism of 1 no helper is queued:
+/// everything runs on the calling thread, in list order. As with
 /// Parallel.ForEach, an exception stops the handing out of further items and is thrown on the calling thread once
 /// the items already started have finished (the first one, as itself, not wrapped in an AggregateException).
 /// </remarks>
