@@ -42,7 +42,13 @@ internal sealed class Session
     /// <summary>The installed SDK in the current volume's package cache (set per volume).</summary>
     public string SdkFolder { get; set; } = string.Empty;
 
-    public string SummaryLoggerArgument => $"Microsoft.Build.CopyOnWrite.Savings.CopyOnWriteSummaryLogger,{Path.Combine(SdkFolder, "tools", "net8.0", "Microsoft.Build.CopyOnWrite.dll")}";
+    /// <summary>
+    /// The -logger: argument of the summary logger (set per volume), as the installed Sdk.targets names it in
+    /// CopyOnWriteSummaryLogger: the task assembly it picked for the MSBuild running the builds, precompiled where
+    /// the package has a copy for it. The IL one would have the builds' main node compile the logger's parsing code
+    /// with the JIT in the middle of the builds with our task only (the stock task logs no data line to parse).
+    /// </summary>
+    public string SummaryLoggerArgument { get; set; } = string.Empty;
 
     /// <summary>
     /// Imports our Sdk.targets into every project through the common targets' CustomAfterMicrosoftCommonTargets
@@ -229,10 +235,27 @@ internal static partial class Measurement
         string logs = session.LogFolder;
         Shell.MustRun("dotnet", ["restore", "Install.csproj", "-nologo"], installer, environment, Path.Combine(logs, $"{volume.FileLabel}-sdk-install.log"));
         session.SdkFolder = Path.Combine(environment["NUGET_PACKAGES"]!, "microsoft.build.copyonwrite", session.PackageVersion);
+        session.SummaryLoggerArgument = SummaryLoggerOf(installer, session, environment);
 
         Shell.MustRun("dotnet", ["restore", options.RelativeTarget, "-nologo", .. session.SdkProperties], workspace.Root, environment, Path.Combine(logs, $"{volume.FileLabel}-restore.log"));
         workspace.MarkPristine();
         return workspace;
+    }
+
+    /// <summary>
+    /// Reads CopyOnWriteSummaryLogger from the installed Sdk.targets (the install project's package reference imports
+    /// it), evaluated by the same dotnet as the builds.
+    /// </summary>
+    private static string SummaryLoggerOf(string installer, Session session, Dictionary<string, string?> environment)
+    {
+        ShellResult result = Shell.MustRun("dotnet", ["msbuild", "Install.csproj", "-nologo", "-getProperty:CopyOnWriteSummaryLogger"], installer, environment);
+        string logger = result.Output.Trim();
+        if (!logger.StartsWith("Microsoft.Build.CopyOnWrite.Savings.CopyOnWriteSummaryLogger,", StringComparison.Ordinal) || logger.Contains('\n'))
+        {
+            throw new MeasureException($"the installed SDK ({session.SdkFolder}) did not name its summary logger: `dotnet msbuild -getProperty:CopyOnWriteSummaryLogger` printed \"{logger}\".", Program.MeasurementFailed);
+        }
+
+        return logger;
     }
 
     private static BuildMeasurement Check(BuildMeasurement build)
