@@ -110,6 +110,7 @@ internal static class Program
             ? FreshProcessBenchmarks.Run(package, mountPoints, freshRounds, typeof(FreshProcessLogger).Assembly.Location)
             : ([], []);
         IReadOnlyList<SampleCopyTime> sample = only is "all" or "sample" && sampleMeasurement is not null ? SampleBuilds.Read(sampleMeasurement, "xfs") : [];
+        IReadOnlyList<SampleStep> sampleSteps = only is "all" or "sample" && sampleMeasurement is not null ? SampleBuilds.ReadSteps(sampleMeasurement, "xfs") : [];
 
         Assembly stockAssembly = typeof(Microsoft.Build.Tasks.Copy).Assembly;
         var facts = new RunFacts
@@ -133,7 +134,7 @@ internal static class Program
             FreshRounds = freshRounds,
         };
 
-        string markdown = Report.Build(engine, task, fresh, freshProbes, sample, facts);
+        string markdown = Report.Build(engine, task, fresh, freshProbes, sample, sampleSteps, facts);
         Console.WriteLine();
         Console.WriteLine(markdown);
         if (output is not null)

@@ -154,7 +154,7 @@ internal static class FreshProcessReport
         md.AppendLine();
     }
 
-    public static void AppendSample(StringBuilder md, IReadOnlyList<SampleCopyTime> sample, string volume)
+    public static void AppendSample(StringBuilder md, IReadOnlyList<SampleCopyTime> sample, IReadOnlyList<SampleStep> steps, string volume)
     {
         md.AppendLine($"## 4. The sample's builds on {volume.ToUpperInvariant()}: time in Copy, ours against the stock task");
         md.AppendLine();
@@ -183,6 +183,23 @@ internal static class FreshProcessReport
             + "cloned). MSBuild does not know that logger, so it creates every low-importance message in both variants, and ours logs more of them "
             + "than the stock task (two per call for the summary, and a line per file copied rather than cloned). Section 3's \"sample's shape\" "
             + "table measures the same effect in one process, with MSBuild's default logging and with a diagnostic file logger.");
+        md.AppendLine();
+        if (steps.Count == 0)
+        {
+            return;
+        }
+
+        md.AppendLine("Where the time goes, from the same builds' performance summaries (medians over the runs, ms): the targets that run Copy in "
+            + "the sample (with their other tasks), ResolveAssemblyReference (a task neither variant changes: slower too means the whole build "
+            + "was slower, not only Copy) and the whole build.");
+        md.AppendLine();
+        md.AppendLine("| build | step | stock | ours | ours − stock |");
+        md.AppendLine("|---|---|---:|---:|---:|");
+        foreach (SampleStep step in steps)
+        {
+            md.AppendLine($"| {step.Kind} | {step.Step} | {Report.Ms(step.StockMedian)} | {Report.Ms(step.OursMedian)} | {(step.OursMedian >= step.StockMedian ? "+" : "−")}{Report.Ms(Math.Abs(step.OursMedian - step.StockMedian))} |");
+        }
+
         md.AppendLine();
     }
 
