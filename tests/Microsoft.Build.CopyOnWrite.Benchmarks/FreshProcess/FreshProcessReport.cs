@@ -180,9 +180,11 @@ internal static class FreshProcessReport
 
         md.AppendLine();
         md.AppendLine("Every build of the measurement tool has its summary logger attached (for ours and for the stock task alike: it counts what ours "
-            + "cloned). MSBuild does not know that logger, so it creates every low-importance message in both variants, and ours logs more of them "
-            + "than the stock task (two per call for the summary, and a line per file copied rather than cloned). Section 3's \"sample's shape\" "
-            + "table measures the same effect in one process, with MSBuild's default logging and with a diagnostic file logger.");
+            + "cloned), loaded from the assembly the SDK names in CopyOnWriteSummaryLogger (the precompiled one for this MSBuild). MSBuild does not "
+            + "know that logger, so it creates every low-importance message in both variants, and ours logs more of them than the stock task (two "
+            + "per call: the summary line, which the console logger also writes at `-v:n`, and the data line; and a line per file copied rather "
+            + "than cloned). Section 3's \"sample's shape\" table measures the same effect in one process, with MSBuild's default logging and with a "
+            + "diagnostic file logger; docs/precompiled-task.md (\"Fourth round\") what each costs per call in builds like the sample's.");
         md.AppendLine();
         if (steps.Count == 0)
         {
