@@ -5,7 +5,6 @@ using System.Globalization;
 using System.IO;
 using System.IO.Compression;
 using System.Linq;
-using System.Text.RegularExpressions;
 
 namespace Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 
@@ -55,8 +54,6 @@ internal static class FreshProcessBenchmarks
     public const string ManyCallsVerbose = ManyCalls + ", diagnostic file logger";
     private const int ManyCallsCount = 84;
     private const int ManyCallsFiles = 7;
-
-    private static readonly Regex CopyRow = new(@"^\s*(?<ms>\d+) ms\s+Copy\s+(?<calls>\d+) calls\s*$", RegexOptions.Multiline);
 
     public static (IReadOnlyList<FreshRun> Runs, IReadOnlyList<FreshProbe> Probes) Run(string package, IReadOnlyDictionary<string, string> mountPoints, int rounds, string loggerAssembly)
     {
@@ -263,7 +260,7 @@ internal static class FreshProcessBenchmarks
         System.Threading.Tasks.Task<string> error = process.StandardError.ReadToEndAsync();
         string text = process.StandardOutput.ReadToEnd();
         process.WaitForExit();
-        Match row = CopyRow.Match(text);
+        double? copyMs = PerformanceSummary.Milliseconds(text, PerformanceSummary.Tasks, "Copy");
         int expectedFiles = set switch
         {
             NoFiles => 0,
@@ -271,12 +268,12 @@ internal static class FreshProcessBenchmarks
             _ => Sets.Single(s => s.Name == set).Count,
         };
         int copied = Directory.Exists(output) ? Directory.GetFiles(output, "*", SearchOption.AllDirectories).Length : 0;
-        if (process.ExitCode != 0 || !row.Success || copied != expectedFiles)
+        if (process.ExitCode != 0 || copyMs is null || copied != expectedFiles)
         {
             throw new InvalidOperationException($"The {variant} build of {set} on {fs} failed or said nothing measurable (exit code {process.ExitCode}, {copied} of {expectedFiles} files copied):\n{text}\n{error.Result}");
         }
 
-        return (double.Parse(row.Groups["ms"].Value, CultureInfo.InvariantCulture), text);
+        return (copyMs.Value, text);
     }
 
     private static string SetFolder(string set) => set.Replace(" ", string.Empty, StringComparison.Ordinal);

@@ -228,7 +228,7 @@ internal static class FreshProcessReport
     private static List<FreshRun> Of(IReadOnlyList<FreshRun> runs, string fs, string set, string variant)
         => runs.Where(r => r.FileSystem == fs && r.Set == set && r.Variant == variant).ToList();
 
-    private static double Median(IEnumerable<double> values)
+    internal static double Median(IEnumerable<double> values)
     {
         double[] sorted = values.OrderBy(v => v).ToArray();
         return sorted.Length == 0 ? double.NaN : sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;

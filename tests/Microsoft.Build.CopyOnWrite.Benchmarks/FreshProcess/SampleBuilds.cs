@@ -1,9 +1,7 @@
 using System.Collections.Generic;
-using System.Globalization;
 using System.IO;
 using System.Linq;
 using System.Text.Json;
-using System.Text.RegularExpressions;
 
 namespace Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 
@@ -17,7 +15,7 @@ internal sealed record SampleStep(string Kind, string Step, double StockMedian, 
 /// The sample's clean and incremental builds on XFS, ours against stock, as src/Microsoft.Build.CopyOnWrite.Measure
 /// measured them (build/benchmark.sh runs it and hands over its measurement.json).
 /// </summary>
-internal static partial class SampleBuilds
+internal static class SampleBuilds
 {
     public const string OurVariant = "copy-on-write";
     public const string StockVariant = "stock";
@@ -65,53 +63,22 @@ internal static partial class SampleBuilds
             string text = File.ReadAllText(log);
             foreach (string target in CopyTargets)
             {
-                times.Add((kind, variant, $"target {target}", SummaryRow(text, "Target Performance Summary:", target)));
+                times.Add((kind, variant, $"target {target}", PerformanceSummary.Milliseconds(text, PerformanceSummary.Targets, target) ?? 0));
             }
 
-            times.Add((kind, variant, "task ResolveAssemblyReference", SummaryRow(text, "Task Performance Summary:", "ResolveAssemblyReference")));
+            times.Add((kind, variant, "task ResolveAssemblyReference", PerformanceSummary.Milliseconds(text, PerformanceSummary.Tasks, "ResolveAssemblyReference") ?? 0));
         }
 
         return times
             .GroupBy(t => (t.Kind, t.Step))
             .Where(g => g.Any(t => t.Variant == StockVariant) && g.Any(t => t.Variant == OurVariant))
             .Select(g => new SampleStep(g.Key.Kind, g.Key.Step,
-                Median(g.Where(t => t.Variant == StockVariant).Select(t => t.Ms)),
-                Median(g.Where(t => t.Variant == OurVariant).Select(t => t.Ms))))
+                FreshProcessReport.Median(g.Where(t => t.Variant == StockVariant).Select(t => t.Ms)),
+                FreshProcessReport.Median(g.Where(t => t.Variant == OurVariant).Select(t => t.Ms))))
             .ToList();
     }
 
     /// <summary>The sample's targets that run Copy (the common targets' and its own staging target).</summary>
     private static readonly string[] CopyTargets =
         ["_CopyFilesMarkedCopyLocal", "CopyFilesToOutputDirectory", "_CopyOutOfDateSourceItemsToOutputDirectory", "StageSnowballArtifacts"];
-
-    /// <summary>A row's milliseconds in one section of the performance summary; 0 when the build did not run it.</summary>
-    private static double SummaryRow(string log, string section, string name)
-    {
-        int start = log.LastIndexOf(section, System.StringComparison.Ordinal);
-        if (start < 0)
-        {
-            return 0;
-        }
-
-        foreach (string line in log[start..].Split('\n').Skip(1).TakeWhile(line => line.Trim().Length > 0))
-        {
-            Match row = PerformanceRow().Match(line);
-            if (row.Success && row.Groups["name"].Value == name)
-            {
-                return double.Parse(row.Groups["ms"].Value, CultureInfo.InvariantCulture);
-            }
-        }
-
-        return 0;
-    }
-
-    private static double Median(IEnumerable<double> values)
-    {
-        double[] sorted = values.Order().ToArray();
-        return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[sorted.Length / 2 - 1] + sorted[sorted.Length / 2]) / 2;
-    }
-
-    // "      269 ms  Copy                                      84 calls" (a node prefix like "1>" may precede it).
-    [GeneratedRegex(@"^\s*(?:\d+>)?\s*(?<ms>\d+) ms\s+(?<name>\S+)\s+(?<calls>\d+) calls\s*$")]
-    private static partial Regex PerformanceRow();
 }
