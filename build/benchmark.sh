@@ -4,7 +4,8 @@
 #   2. our Copy task against MSBuild's own (XFS, ext4), warm process, per-file work;
 #   3. a fresh `dotnet msbuild` process copying 1 file and 200 files, ours (the packed SDK) against stock, on XFS,
 #      btrfs and ext4, alternating rounds: the "Copy" row of -clp:PerformanceSummary and the JIT's share;
-#   4. the sample's clean and incremental builds on XFS, time in Copy, ours against stock (the measurement tool).
+#   4. the sample's clean and incremental builds on XFS, time in Copy, ours against stock (the measurement tool), and the
+#      same builds with half the projects on each task, every Copy call timed and compared with itself.
 # Makes its own loop-mounted file systems (sparse images under /var/tmp), so it must run as root; unmounts and
 # deletes them at the end, also on failure or Ctrl+C. Writes the report to docs/benchmarks.md (or --out FILE) and
 # prints it. Commits nothing. Needs a quiet machine for numbers worth quoting: the report records the load.
@@ -89,7 +90,7 @@ if [[ "$only" == all || "$only" == sample ]]; then
   dotnet run -c Release --project "$repo/src/Microsoft.Build.CopyOnWrite.Measure" -- samples/Snowball/Snowball.sln \
     --root samples --runs "$sample_runs" --volume xfs --touch Snowball/Snowball.Lib01/Layer01.cs \
     --package-dir "$package_dir" --loop-dir "$work/measure" --out "$sample_out"
-  sample_args=(--sample "$sample_out/measurement.json")
+  sample_args=(--sample "$sample_out/measurement.json" --samples "$repo/samples")
 fi
 
 # The builds above leave a compiler server and MSBuild nodes waiting for more work: stop them, so that every dotnet

@@ -25,9 +25,10 @@ namespace Microsoft.Build.CopyOnWrite.Benchmarks;
 /// <summary>
 /// Usage (as root, through build/benchmark.sh, which makes the file systems and sets COW_BENCH_XFS/BTRFS/EXT4):
 ///   Microsoft.Build.CopyOnWrite.Benchmarks [--out FILE] [--artifacts FOLDER] [--only engine|task|fresh|sample] [--smoke]
-///     [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON]
+///     [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON] [--samples FOLDER]
 /// --package: the packed SDK for the fresh-process benchmark (which runs only with it); --sample: the measurement tool's
-/// report of the sample's builds, summarised in the report.
+/// report of the sample's builds, summarised in the report; --samples: the repository's samples folder, for the sample's
+/// builds with half the projects on each task (on XFS, with --package).
 /// </summary>
 internal static class Program
 {
@@ -46,6 +47,7 @@ internal static class Program
         string only = "all";
         string? package = null;
         string? sampleMeasurement = null;
+        string? samples = null;
         int? rounds = null;
         for (int i = 0; i < args.Length; i++)
         {
@@ -56,10 +58,11 @@ internal static class Program
                 case "--only" when i + 1 < args.Length && args[i + 1] is "engine" or "task" or "fresh" or "sample": only = args[++i]; break;
                 case "--package" when i + 1 < args.Length: package = Path.GetFullPath(args[++i]); break;
                 case "--sample" when i + 1 < args.Length: sampleMeasurement = Path.GetFullPath(args[++i]); break;
+                case "--samples" when i + 1 < args.Length: samples = Path.GetFullPath(args[++i]); break;
                 case "--rounds" when i + 1 < args.Length && int.TryParse(args[i + 1], out int n) && n > 0: rounds = n; i++; break;
                 case "--smoke": Settings.Smoke = true; break;
                 default:
-                    Console.Error.WriteLine($"Unknown argument {args[i]}. Usage: [--out FILE] [--artifacts FOLDER] [--only engine|task|fresh|sample] [--smoke] [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON]");
+                    Console.Error.WriteLine($"Unknown argument {args[i]}. Usage: [--out FILE] [--artifacts FOLDER] [--only engine|task|fresh|sample] [--smoke] [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON] [--samples FOLDER]");
                     return 2;
             }
         }
@@ -111,6 +114,15 @@ internal static class Program
             : ([], []);
         IReadOnlyList<SampleCopyTime> sample = only is "all" or "sample" && sampleMeasurement is not null ? SampleBuilds.Read(sampleMeasurement, "xfs") : [];
         IReadOnlyList<SampleStep> sampleSteps = only is "all" or "sample" && sampleMeasurement is not null ? SampleBuilds.ReadSteps(sampleMeasurement, "xfs") : [];
+        IReadOnlyList<SplitCopyCall> splitCalls = only is "all" or "sample" && samples is not null && package is not null && mountPoints.TryGetValue("xfs", out string? xfs)
+            ? SampleSplitBuilds.Run(package, samples, xfs, Settings.Smoke ? 2 : 8, typeof(CopyCallLogger).Assembly.Location)
+            : [];
+        if (splitCalls.Count > 0)
+        {
+            Directory.CreateDirectory(artifacts);
+            File.WriteAllLines(Path.Combine(artifacts, "sample-split-calls.tsv"),
+                splitCalls.Select(c => string.Join('\t', c.Kind, c.Round, c.Variant, c.Project, c.Target, c.Occurrence, c.FirstInNode ? "first" : "later", c.Milliseconds.ToString("0.000", System.Globalization.CultureInfo.InvariantCulture))));
+        }
 
         Assembly stockAssembly = typeof(Microsoft.Build.Tasks.Copy).Assembly;
         var facts = new RunFacts
@@ -134,7 +146,7 @@ internal static class Program
             FreshRounds = freshRounds,
         };
 
-        string markdown = Report.Build(engine, task, fresh, freshProbes, sample, sampleSteps, facts);
+        string markdown = Report.Build(engine, task, fresh, freshProbes, sample, sampleSteps, SampleSplitBuilds.Compare(splitCalls), facts);
         Console.WriteLine();
         Console.WriteLine(markdown);
         if (output is not null)

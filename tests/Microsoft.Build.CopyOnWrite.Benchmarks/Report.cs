@@ -74,7 +74,7 @@ internal static class Report
         ["ext4"] = "ext4 (cannot clone)",
     };
 
-    public static string Build(Summary? engine, Summary? task, IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> probes, IReadOnlyList<SampleCopyTime> sample, IReadOnlyList<SampleStep> sampleSteps, RunFacts facts)
+    public static string Build(Summary? engine, Summary? task, IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> probes, IReadOnlyList<SampleCopyTime> sample, IReadOnlyList<SampleStep> sampleSteps, IReadOnlyList<SplitComparison> sampleSplit, RunFacts facts)
     {
         var md = new StringBuilder();
         md.AppendLine("# Benchmarks");
@@ -108,7 +108,7 @@ internal static class Report
 
         if (sample.Count > 0)
         {
-            FreshProcessReport.AppendSample(md, sample, sampleSteps, "xfs");
+            FreshProcessReport.AppendSample(md, sample, sampleSteps, sampleSplit, "xfs");
         }
 
         AppendRaw(md, engine, task);

@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.Globalization;
 using System.IO;
 using System.IO.Compression;
@@ -218,48 +217,19 @@ internal static class FreshProcessBenchmarks
 
         Native.SyncFileSystem(mountPoint);
 
-        var start = new ProcessStartInfo("dotnet")
-        {
-            WorkingDirectory = folder,
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (string argument in new[] { "msbuild", "copy.proj", "-nr:false", "-nologo", "-v:m", "-clp:PerformanceSummary" })
-        {
-            start.ArgumentList.Add(argument);
-        }
-
+        var arguments = new List<string> { "msbuild", "copy.proj", "-nr:false", "-nologo", "-v:m", "-clp:PerformanceSummary" };
         if (logger is not null)
         {
-            start.ArgumentList.Add("-logger:" + logger);
+            arguments.Add("-logger:" + logger);
         }
 
         if (variant == Stock)
         {
-            start.ArgumentList.Add("-p:DisableCopyOnWrite=true");
+            arguments.Add("-p:DisableCopyOnWrite=true");
         }
 
-        foreach (string argument in extraArguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        // A user's build: no build server or node to outlive it; and not the variables through which the Locator
-        // pointed this process at an MSBuild.
-        start.Environment["MSBUILDDISABLENODEREUSE"] = "1";
-        start.Environment["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0";
-        start.Environment["MSBUILDTERMINALLOGGER"] = "off";
-        start.Environment["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1";
-        foreach (string locatorVariable in new[] { "MSBUILD_EXE_PATH", "MSBuildExtensionsPath", "MSBuildSDKsPath" })
-        {
-            start.Environment.Remove(locatorVariable);
-        }
-
-        using Process process = Process.Start(start)!;
-        System.Threading.Tasks.Task<string> error = process.StandardError.ReadToEndAsync();
-        string text = process.StandardOutput.ReadToEnd();
-        process.WaitForExit();
+        arguments.AddRange(extraArguments);
+        (int exitCode, string text, string error) = DotnetCommand.Run(folder, arguments);
         double? copyMs = PerformanceSummary.Milliseconds(text, PerformanceSummary.Tasks, "Copy");
         int expectedFiles = set switch
         {
@@ -268,9 +238,9 @@ internal static class FreshProcessBenchmarks
             _ => Sets.Single(s => s.Name == set).Count,
         };
         int copied = Directory.Exists(output) ? Directory.GetFiles(output, "*", SearchOption.AllDirectories).Length : 0;
-        if (process.ExitCode != 0 || copyMs is null || copied != expectedFiles)
+        if (exitCode != 0 || copyMs is null || copied != expectedFiles)
         {
-            throw new InvalidOperationException($"The {variant} build of {set} on {fs} failed or said nothing measurable (exit code {process.ExitCode}, {copied} of {expectedFiles} files copied):\n{text}\n{error.Result}");
+            throw new InvalidOperationException($"The {variant} build of {set} on {fs} failed or said nothing measurable (exit code {exitCode}, {copied} of {expectedFiles} files copied):\n{text}\n{error}");
         }
 
         return (copyMs.Value, text);
