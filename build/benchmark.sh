@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks, side by side in one run:
-#   1. the clone engine against File.Copy and a byte copy (XFS with reflink, btrfs, ext4), warm process;
+#   1. the clone engine against File.Copy and a byte copy (XFS with reflink, btrfs, ext4), warm process, and where
+#      a clone's time goes per file (creating the file at its name, or unnamed and then named);
 #   2. our Copy task against MSBuild's own (XFS, ext4), warm process, per-file work;
 #   3. a fresh `dotnet msbuild` process copying 1 file and 200 files, ours (the packed SDK) against stock, on XFS,
 #      btrfs and ext4, alternating rounds: the "Copy" row of -clp:PerformanceSummary and the JIT's share;
@@ -10,9 +11,9 @@
 # deletes them at the end, also on failure or Ctrl+C. Writes the report to docs/benchmarks.md (or --out FILE) and
 # prints it. Commits nothing. Needs a quiet machine for numbers worth quoting: the report records the load.
 #
-#   sudo ./build/benchmark.sh                 # the full run (about 45-60 minutes on a small machine)
+#   sudo ./build/benchmark.sh                 # the full run (about 25-30 minutes on a 2-core VM)
 #   sudo ./build/benchmark.sh --smoke --out /tmp/smoke.md   # a quick check of the harness (2 rounds, 1 sample run); numbers not for quoting
-#   sudo ./build/benchmark.sh --only fresh --rounds 20      # or --only engine|task|sample
+#   sudo ./build/benchmark.sh --only fresh --rounds 20      # or --only engine|naming|task|sample
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 project="$repo/tests/Microsoft.Build.CopyOnWrite.Benchmarks/Microsoft.Build.CopyOnWrite.Benchmarks.csproj"

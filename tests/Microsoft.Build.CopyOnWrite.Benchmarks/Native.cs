@@ -9,7 +9,7 @@ namespace Microsoft.Build.CopyOnWrite.Benchmarks;
 internal static class Native
 {
     private const int O_RDONLY = 0;
-    private const int O_DIRECTORY = 0x10000; // x86-64 and arm64 alike
+    private static readonly int O_DIRECTORY = RuntimeInformation.ProcessArchitecture is Architecture.Arm64 or Architecture.Arm ? 0x4000 : 0x10000; // differs by processor
     private const int O_CLOEXEC = 0x80000;
 
     [DllImport("libc", SetLastError = true)]

@@ -24,7 +24,7 @@ namespace Microsoft.Build.CopyOnWrite.Benchmarks;
 
 /// <summary>
 /// Usage (as root, through build/benchmark.sh, which makes the file systems and sets COW_BENCH_XFS/BTRFS/EXT4):
-///   Microsoft.Build.CopyOnWrite.Benchmarks [--out FILE] [--artifacts FOLDER] [--only engine|task|fresh|sample] [--smoke]
+///   Microsoft.Build.CopyOnWrite.Benchmarks [--out FILE] [--artifacts FOLDER] [--only engine|naming|task|fresh|sample] [--smoke]
 ///     [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON] [--samples FOLDER]
 /// --package: the packed SDK for the fresh-process benchmark (which runs only with it); --sample: the measurement tool's
 /// report of the sample's builds, summarised in the report; --samples: the repository's samples folder, for the sample's
@@ -55,14 +55,14 @@ internal static class Program
             {
                 case "--out" when i + 1 < args.Length: output = Path.GetFullPath(args[++i]); break;
                 case "--artifacts" when i + 1 < args.Length: artifacts = Path.GetFullPath(args[++i]); break;
-                case "--only" when i + 1 < args.Length && args[i + 1] is "engine" or "task" or "fresh" or "sample": only = args[++i]; break;
+                case "--only" when i + 1 < args.Length && args[i + 1] is "engine" or "naming" or "task" or "fresh" or "sample": only = args[++i]; break;
                 case "--package" when i + 1 < args.Length: package = Path.GetFullPath(args[++i]); break;
                 case "--sample" when i + 1 < args.Length: sampleMeasurement = Path.GetFullPath(args[++i]); break;
                 case "--samples" when i + 1 < args.Length: samples = Path.GetFullPath(args[++i]); break;
                 case "--rounds" when i + 1 < args.Length && int.TryParse(args[i + 1], out int n) && n > 0: rounds = n; i++; break;
                 case "--smoke": Settings.Smoke = true; break;
                 default:
-                    Console.Error.WriteLine($"Unknown argument {args[i]}. Usage: [--out FILE] [--artifacts FOLDER] [--only engine|task|fresh|sample] [--smoke] [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON] [--samples FOLDER]");
+                    Console.Error.WriteLine($"Unknown argument {args[i]}. Usage: [--out FILE] [--artifacts FOLDER] [--only engine|naming|task|fresh|sample] [--smoke] [--package NUPKG] [--rounds N] [--sample MEASUREMENT.JSON] [--samples FOLDER]");
                     return 2;
             }
         }
@@ -105,10 +105,11 @@ internal static class Program
             .WithOptions(ConfigOptions.DisableLogFile);
 
         Summary? engine = only is "all" or "engine" ? BenchmarkRunner.Run<EngineBenchmarks>(config) : null;
+        IReadOnlyList<NamingRun> naming = only is "all" or "engine" or "naming" ? CloneNamingBenchmarks.Run(mountPoints, Settings.Smoke ? 3 : 30) : [];
         Summary? task = only is "all" or "task" && (mountPoints.ContainsKey("xfs") || mountPoints.ContainsKey("ext4"))
             ? BenchmarkRunner.Run<CopyTaskBenchmarks>(config)
             : null;
-        int freshRounds = rounds ?? (Settings.Smoke ? 2 : 10);
+        int freshRounds = rounds ?? (Settings.Smoke ? 2 : 16); // at least 10; at 10, one run's whole-ms tick could move a 200-file median across its bar
         (IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> freshProbes) = only is "all" or "fresh" && package is not null
             ? FreshProcessBenchmarks.Run(package, mountPoints, freshRounds, typeof(FreshProcessLogger).Assembly.Location)
             : ([], []);
@@ -146,7 +147,7 @@ internal static class Program
             FreshRounds = freshRounds,
         };
 
-        string markdown = Report.Build(engine, task, fresh, freshProbes, sample, sampleSteps, SampleSplitBuilds.Compare(splitCalls), facts);
+        string markdown = Report.Build(engine, naming, task, fresh, freshProbes, sample, sampleSteps, SampleSplitBuilds.Compare(splitCalls), facts);
         Console.WriteLine();
         Console.WriteLine(markdown);
         if (output is not null)

@@ -74,7 +74,7 @@ internal static class Report
         ["ext4"] = "ext4 (cannot clone)",
     };
 
-    public static string Build(Summary? engine, Summary? task, IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> probes, IReadOnlyList<SampleCopyTime> sample, IReadOnlyList<SampleStep> sampleSteps, IReadOnlyList<SplitComparison> sampleSplit, RunFacts facts)
+    public static string Build(Summary? engine, IReadOnlyList<NamingRun> naming, Summary? task, IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> probes, IReadOnlyList<SampleCopyTime> sample, IReadOnlyList<SampleStep> sampleSteps, IReadOnlyList<SplitComparison> sampleSplit, RunFacts facts)
     {
         var md = new StringBuilder();
         md.AppendLine("# Benchmarks");
@@ -96,6 +96,11 @@ internal static class Report
             AppendEngine(md, engine, facts);
         }
 
+        if (naming.Count > 0)
+        {
+            AppendNaming(md, naming);
+        }
+
         if (task is not null)
         {
             AppendTask(md, task);
@@ -103,7 +108,7 @@ internal static class Report
 
         if (fresh.Count > 0)
         {
-            FreshProcessReport.Append(md, fresh, probes, facts.FreshRounds);
+            FreshProcessReport.Append(md, fresh, probes, naming, facts.FreshRounds);
         }
 
         if (sample.Count > 0)
@@ -243,6 +248,40 @@ internal static class Report
         md.AppendLine(slowerBySd.Count == 0
             ? "- Stricter reading (noise = the larger of the two standard deviations): the engine is nowhere slower than File.Copy beyond it."
             : $"- Stricter reading (noise = the larger of the two standard deviations): the engine is slower than File.Copy beyond it at {string.Join("; ", slowerBySd)}.");
+        md.AppendLine();
+    }
+
+    /// <summary>Section 1's last part: the engine's per-file time against File.Copy's, taken apart at the one step they do differently.</summary>
+    private static void AppendNaming(StringBuilder md, IReadOnlyList<NamingRun> naming)
+    {
+        int rounds = naming.Select(r => r.Round).Distinct().Count();
+        md.AppendLine("### Where a clone's time goes: making the new file and naming it");
+        md.AppendLine();
+        md.AppendLine($"{CloneNamingBenchmarks.Files} files of {Settings.FormatSize(CloneNamingBenchmarks.Size)} (the fresh-process set of section 3) cloned from one source into one folder, "
+            + "one batch per method, the destinations deleted and the file system flushed before each batch, outside it; "
+            + $"{rounds} rounds, the order of the methods reversed every other round, after one untimed round. Besides the engine and File.Copy, "
+            + "the same syscalls with nothing around them (open the source, statx, create, FICLONE, fchmod, futimens) made two ways: "
+            + "**clone at its name** creates the new file at the destination's name (O_CREAT|O_EXCL), as File.Copy does; "
+            + "**clone unnamed, then named** creates it with no name in the destination's folder (O_TMPFILE) and gives it its name when complete "
+            + "(linkat), as the engine does, so that a reader, a crash or a kill never finds half a file at the destination's name. "
+            + "Their difference is what that guarantee costs. **Microseconds per file**, median (min – max):");
+        md.AppendLine();
+        md.AppendLine("| file system | engine | File.Copy | clone at its name | clone unnamed, then named | engine − File.Copy | unnamed, then named − at its name | that, over 200 files (ms) |");
+        md.AppendLine("|---|---:|---:|---:|---:|---:|---:|---:|");
+        foreach (string fs in EngineFileSystems.Where(f => naming.Any(r => r.FileSystem == f)))
+        {
+            string Cell(string method)
+            {
+                double[] all = naming.Where(r => r.FileSystem == fs && r.Method == method).Select(r => r.MicrosecondsPerFile).ToArray();
+                return all.Length == 0 ? "n/a" : $"{Ms(FreshProcessReport.Median(all))} ({Ms(all.Min())} – {Ms(all.Max())})";
+            }
+
+            double engineMinusFileCopy = CloneNamingBenchmarks.Median(naming, fs, CloneNamingBenchmarks.Engine) - CloneNamingBenchmarks.Median(naming, fs, CloneNamingBenchmarks.FileCopy);
+            double namingCost = CloneNamingBenchmarks.NamingCost(naming, fs);
+            md.AppendLine($"| {fs} | {Cell(CloneNamingBenchmarks.Engine)} | {Cell(CloneNamingBenchmarks.FileCopy)} | {Cell(CloneNamingBenchmarks.AtItsName)} | {Cell(CloneNamingBenchmarks.UnnamedThenNamed)} | "
+                + $"{Signed(engineMinusFileCopy)} | {Signed(namingCost)} | {Signed(namingCost * 200 / 1000)} |");
+        }
+
         md.AppendLine();
     }
 

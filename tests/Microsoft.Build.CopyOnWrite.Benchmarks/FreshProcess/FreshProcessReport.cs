@@ -13,7 +13,7 @@ internal static class FreshProcessReport
     /// <summary>The bar for ours / stock (medians of the "Copy" row) per set and file system.</summary>
     public static double Bar(string set, string fs) => set.StartsWith("1 x", StringComparison.Ordinal) ? 1.2 : fs == "ext4" ? 0.8 : 1.0;
 
-    public static void Append(StringBuilder md, IReadOnlyList<FreshRun> runs, IReadOnlyList<FreshProbe> probes, int rounds)
+    public static void Append(StringBuilder md, IReadOnlyList<FreshRun> runs, IReadOnlyList<FreshProbe> probes, IReadOnlyList<NamingRun> naming, int rounds)
     {
         md.AppendLine("## 3. A fresh MSBuild process: one Copy, ours against the stock task");
         md.AppendLine();
@@ -69,13 +69,21 @@ internal static class FreshProcessReport
                     string beforeAnyFile = stockEmpty.Count == 0 || oursEmpty.Count == 0 ? string.Empty
                         : $" With no file to copy (the same process, a Copy of an empty item list: loading and running the task) ours takes "
                           + $"{Report.Ms(oursEmptyMs)} ms against {Report.Ms(stockEmptyMs)} ms ({Signed(oursEmptyMs - stockEmptyMs, "0.0")} ms).";
+                    double perFile = CloneNamingBenchmarks.Median(naming, fs, CloneNamingBenchmarks.Engine) - CloneNamingBenchmarks.Median(naming, fs, CloneNamingBenchmarks.FileCopy);
+                    string copiesThemselves = double.IsNaN(perFile) ? string.Empty
+                        : $" The copies themselves, in a warm process (section 1, \"Where a clone's time goes\"): the engine takes {Signed(perFile, "0.0")} µs a file against "
+                          + $"File.Copy on {fs} in this run, {(perFile >= 0 ? "+" : "−")}{Report.Ms(Math.Abs(perFile * files / 1000))} ms over {files} file{(files == 1 ? string.Empty : "s")}.";
+                    var stockByRound = stock.GroupBy(r => r.Round).ToDictionary(g => g.Key, g => g.First().CopyMilliseconds);
+                    var pairs = ours.Where(r => stockByRound.ContainsKey(r.Round)).Select(r => r.CopyMilliseconds - stockByRound[r.Round]).ToArray();
+                    string byRound = $" Round by round (each round runs both): ours slower in {pairs.Count(d => d > 0)}, level in {pairs.Count(d => d == 0)}, "
+                        + $"faster in {pairs.Count(d => d < 0)} of {pairs.Length}.";
                     double extraJitMs = oursJitMs - stockJitMs;
                     double rest = extra - extraJitMs;
                     misses.Add($"{fs}, {set}: ours {Report.Ms(oursMs)} ms against {Report.Ms(stockMs)} ms ({ratio:0.00}x, bar {bar:0.0}x). "
                         + $"The JIT while Copy ran: {Signed(oursCopyJit - stockCopyJit, "0")} methods, {Signed(extraJitMs, "0.0")} ms "
                         + $"({Signed(oursJit - stockJit, "0")} methods in the whole process). "
                         + $"The rest, {Signed(rest, "0.0")} ms, is not compilation: {Signed(rest / files, "0.000")} ms per file over {files} file{(files == 1 ? string.Empty : "s")} "
-                        + "(loading, the copies themselves and their messages; section 2 has the per-file work of both tasks in a warm process)." + beforeAnyFile);
+                        + "(loading, the copies themselves and their messages; section 2 has the per-file work of both tasks in a warm process)." + copiesThemselves + beforeAnyFile + byRound);
                 }
             }
         }
