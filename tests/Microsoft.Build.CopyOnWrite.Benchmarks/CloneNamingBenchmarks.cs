@@ -6,6 +6,7 @@ using System.Linq;
 using System.Runtime.InteropServices;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Win32.SafeHandles;
 
 namespace Microsoft.Build.CopyOnWrite.Benchmarks;
 
@@ -87,43 +88,29 @@ internal static class CloneNamingBenchmarks
     }
 
     /// <summary>
-    /// The engine's clone with nothing around it: open the source, statx it, create the new file (at its name, O_EXCL,
-    /// as File.Copy does; or with no name in the destination's folder, as the engine does), FICLONE, File.Copy's
-    /// permission bits and times, and, for the unnamed file, linkat to its name.
+    /// The engine's clone with nothing around it, through the engine's own helpers: open the source and statx it, create
+    /// the new file (at its name, O_EXCL, as File.Copy does; or with no name in the destination's folder, as the engine
+    /// does), FICLONE, File.Copy's permission bits and times, and, for the unnamed file, linkat to its name.
     /// </summary>
     private static void CloneWithSyscalls(string source, string destination, nuint ficlone, int? unnamedFlag)
     {
-        int sourceFd = LinuxNative.Open(source, LinuxNative.OpenReadOnly | LinuxNative.OpenCloseOnExec);
-        Check(sourceFd, source);
-        try
+        using SafeFileHandle sourceHandle = UnixFiles.OpenSourceForReading(source, out LinuxNative.FileStatus status);
+        using SafeFileHandle handle = unnamedFlag is int flag
+            ? new SafeFileHandle(Check(LinuxNative.Open(Path.GetDirectoryName(destination)!, flag | LinuxNative.OpenWriteOnly | LinuxNative.OpenCloseOnExec, 0x180), destination), ownsHandle: true)
+            : UnixFiles.CreateNew(destination);
+        int fd = (int)handle.DangerousGetHandle();
+        Check(LinuxNative.ioctl(fd, ficlone, (int)sourceHandle.DangerousGetHandle()), destination);
+        Check(LinuxNative.fchmod(fd, status.PermissionBits), destination);
+        LinuxNative.SetTimes(fd, status, destination);
+        if (unnamedFlag is not null)
         {
-            LinuxNative.FileStatus status = LinuxNative.Stat(sourceFd, source);
-            int fd = unnamedFlag is int flag
-                ? LinuxNative.Open(Path.GetDirectoryName(destination)!, flag | LinuxNative.OpenWriteOnly | LinuxNative.OpenCloseOnExec, 0x180)
-                : LinuxNative.Open(destination, LinuxNative.OpenCreate | LinuxNative.OpenExclusive | LinuxNative.OpenWriteOnly | LinuxNative.OpenCloseOnExec, 0x180);
-            Check(fd, destination);
-            using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
-            Check(LinuxNative.ioctl(fd, ficlone, sourceFd), destination);
-            Check(LinuxNative.fchmod(fd, status.PermissionBits), destination);
-            LinuxNative.SetTimes(fd, status, destination);
-            if (unnamedFlag is not null)
-            {
-                Check(LinuxNative.linkat(fd, string.Empty, LinuxNative.AtFdCwdValue, destination, LinuxNative.AtEmptyPath), destination);
-            }
-        }
-        finally
-        {
-            new Microsoft.Win32.SafeHandles.SafeFileHandle(sourceFd, ownsHandle: true).Dispose();
+            Check(LinuxNative.linkat(fd, string.Empty, LinuxNative.AtFdCwdValue, destination, LinuxNative.AtEmptyPath), destination);
         }
     }
 
-    private static void Check(int result, string path)
-    {
-        if (result < 0)
-        {
-            throw new IOException($"{path}: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
-        }
-    }
+    /// <summary>The result of a syscall that returns -1 and sets errno on failure, else an exception that says which file.</summary>
+    private static int Check(int result, string path)
+        => result >= 0 ? result : throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), path);
 
     /// <summary>Median microseconds per file of one method on one file system; NaN when not measured.</summary>
     public static double Median(IReadOnlyList<NamingRun> runs, string fs, string method)

@@ -157,8 +157,9 @@ internal static class FreshProcessReport
                 ? $"{Median(stock.Where(r => r.LogLines is not null).Select(r => (double)r.LogLines!.Value)):0} → {Median(ours.Where(r => r.LogLines is not null).Select(r => (double)r.LogLines!.Value)):0}"
                 : "n/a";
             string logging = set == FreshProcessBenchmarks.ManyCalls ? "`-v:m` (a user's default)" : "`-v:m` + diagnostic file logger";
+            Paired paired = Pair(stock, ours);
             md.AppendLine($"| {logging} | {Spread(stock.Select(r => r.CopyMilliseconds))} | {Spread(ours.Select(r => r.CopyMilliseconds))} | "
-                + $"{oursMs / stockMs:0.00}x | {Signed(oursMs - stockMs, "0.0")} | {Signed(Pair(stock, ours).MedianDifference, "0.0")} | {Pair(stock, ours).Describe()} | {lines} |");
+                + $"{oursMs / stockMs:0.00}x | {Signed(oursMs - stockMs, "0.0")} | {Signed(paired.MedianDifference, "0.0")} | {paired.Describe()} | {lines} |");
         }
 
         md.AppendLine();
