@@ -646,6 +646,13 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             Log.LogMessage(MessageImportance.Low, CopyMessages.CopiedNotCloned, sourcePath, destinationPath, FileSizeText.Format(result.Bytes), CopySummary.DescribeFallback(result.Reason, result.Detail));
         }
 
+        // Written in place under another process's open handle (Windows, where no rename could replace it): rare, and
+        // the one time a destination is not replaced whole, so it is said, once for the file.
+        if (result.WrittenInPlace && Log.LogsMessagesOfImportance(MessageImportance.Low))
+        {
+            Log.LogMessage(MessageImportance.Low, CopyMessages.WrittenInPlace, destinationPath);
+        }
+
         return true;
     }
 

@@ -52,12 +52,13 @@ internal enum FallbackReason
 
 internal readonly struct CloneResult
 {
-    public CloneResult(CloneMethod method, FallbackReason reason, long bytes, string? detail = null)
+    public CloneResult(CloneMethod method, FallbackReason reason, long bytes, string? detail = null, bool writtenInPlace = false)
     {
         Method = method;
         Reason = reason;
         Bytes = bytes;
         Detail = detail;
+        WrittenInPlace = writtenInPlace;
     }
 
     public CloneMethod Method { get; }
@@ -70,7 +71,13 @@ internal readonly struct CloneResult
     /// <summary>Extra words for the log, e.g. the file system's name or the refusing error.</summary>
     public string? Detail { get; }
 
-    public static CloneResult Cloned(long bytes) => new(CloneMethod.Cloned, FallbackReason.None, bytes);
+    /// <summary>
+    /// The destination was written in place, not replaced: another process held it open so that no rename could
+    /// replace it (Windows), and the stock task would have written into it too.
+    /// </summary>
+    public bool WrittenInPlace { get; }
 
-    public static CloneResult Copied(long bytes, FallbackReason reason, string? detail = null) => new(CloneMethod.Copied, reason, bytes, detail);
+    public static CloneResult Cloned(long bytes, bool writtenInPlace = false) => new(CloneMethod.Cloned, FallbackReason.None, bytes, null, writtenInPlace);
+
+    public static CloneResult Copied(long bytes, FallbackReason reason, string? detail = null, bool writtenInPlace = false) => new(CloneMethod.Copied, reason, bytes, detail, writtenInPlace);
 }

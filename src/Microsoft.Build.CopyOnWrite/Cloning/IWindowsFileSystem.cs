@@ -12,10 +12,13 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// <remarks>Paths are full Windows paths as the user wrote them; the native layer adds \\?\ where a path is long.</remarks>
 internal interface IWindowsFileSystem
 {
-    /// <summary>CreateFileW.</summary>
-    int Open(string path, WindowsAccess access, WindowsShare share, WindowsCreation creation, out WindowsFile? file);
+    /// <summary>CreateFileW (<paramref name="options"/>: its FILE_FLAG_* bits).</summary>
+    int Open(string path, WindowsAccess access, WindowsShare share, WindowsCreation creation, out WindowsFile? file, WindowsOpenOptions options = WindowsOpenOptions.None);
 
-    /// <summary>GetFileInformationByHandle and GetFileInformationByHandleEx(FileBasicInfo).</summary>
+    /// <summary>
+    /// GetFileInformationByHandle, then GetFileInformationByHandleEx(FileIdInfo) for the volume's whole 64-bit serial
+    /// (the first call gives only its low 32 bits, which two ReFS volumes can share).
+    /// </summary>
     int GetFileFacts(WindowsFile file, out WindowsFileFacts facts);
 
     /// <summary>GetVolumeInformationByHandleW (SMB shares answer for the server's volume).</summary>
@@ -39,24 +42,28 @@ internal interface IWindowsFileSystem
     /// <summary>FSCTL_DUPLICATE_EXTENTS_TO_FILE on the destination: <paramref name="chunk"/> of it shares the source's clusters.</summary>
     int DuplicateExtents(WindowsFile source, WindowsFile destination, CloneChunk chunk);
 
-    /// <summary>FlushFileBuffers (the handle must be open for writing).</summary>
+    /// <summary>FlushFileBuffers (the handle must be open for writing): writes the file's cached data and syncs the whole device's cache.</summary>
     int Flush(WindowsFile file);
-
-    /// <summary>ReadFile at an offset; <paramref name="read"/> is less than the buffer only at the end of the file.</summary>
-    int Read(WindowsFile file, long offset, byte[] buffer, int count, out int read);
 
     /// <summary>SetFileInformationByHandle(FileBasicInfo): a 0 time leaves that time as it is.</summary>
     int SetBasicInfo(WindowsFile file, long creationTime, long lastAccessTime, long lastWriteTime, uint attributes);
 
-    /// <summary>FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT: whether any of the file's clusters is shared with another file.</summary>
-    int HasSharedClusters(WindowsFile file, out bool shared);
+    /// <summary>
+    /// FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT (one call per 64 extents): how many of the file's clusters are
+    /// allocated and shared with another file (reference count above 1). Metadata only: no data is read.
+    /// </summary>
+    int CountSharedClusters(WindowsFile file, out long sharedClusters);
 
     /// <summary>
     /// CopyFileExW with COPY_FILE_FAIL_IF_EXISTS, cancellable: data, alternate data streams, extended attributes,
     /// attributes, last-write time. The call .NET's File.Copy, and so the stock task, makes (CopyFile2 would do as
     /// well on Windows, but Wine 8 does not export it, and the Windows parity suite runs this code under Wine).
     /// </summary>
-    int CopyFile(string sourcePath, string destinationPath, CancellationToken cancellationToken);
+    /// <param name="replaceExisting">
+    /// False: COPY_FILE_FAIL_IF_EXISTS, into our new temporary file. True: no flag, so CopyFileExW writes into an existing
+    /// destination, as the stock task's File.Copy(overwrite: true) does; only for a destination no rename can replace.
+    /// </param>
+    int CopyFile(string sourcePath, string destinationPath, bool replaceExisting, CancellationToken cancellationToken);
 
     /// <summary>
     /// SetFileInformationByHandle renaming the open file over <paramref name="destinationPath"/>: FileRenameInfoEx
@@ -99,6 +106,15 @@ internal enum WindowsShare : uint
     Delete = 4,
 }
 
+/// <summary>CreateFileW dwFlagsAndAttributes flags beyond FILE_ATTRIBUTE_NORMAL.</summary>
+[Flags]
+internal enum WindowsOpenOptions : uint
+{
+    None = 0,
+    OpenReparsePoint = 0x0020_0000,   // FILE_FLAG_OPEN_REPARSE_POINT: a link itself, not what it points to
+    NoBuffering = 0x2000_0000,        // FILE_FLAG_NO_BUFFERING: a non-cached handle
+}
+
 /// <summary>CreateFileW dwCreationDisposition.</summary>
 internal enum WindowsCreation : uint
 {
@@ -107,13 +123,17 @@ internal enum WindowsCreation : uint
 }
 
 /// <summary>What GetFileInformationByHandle(Ex) says about one open file. Times are FILETIMEs (UTC).</summary>
-internal readonly record struct WindowsFileFacts(long Size, uint VolumeSerial, uint Attributes, long LastWriteTime = 0)
+/// <param name="VolumeSerial">FILE_ID_INFO.VolumeSerialNumber where the file system gives it, else the 32-bit serial.</param>
+/// <param name="Links">The number of names (hard links) the file has.</param>
+internal readonly record struct WindowsFileFacts(long Size, ulong VolumeSerial, uint Attributes, long LastWriteTime = 0, uint Links = 1)
 {
     public bool IsSparse => (Attributes & WindowsCloneDecisions.FileAttributeSparseFile) != 0;
 
     public bool HasIntegrityStream => (Attributes & WindowsCloneDecisions.FileAttributeIntegrityStream) != 0;
 
     public bool IsDirectory => (Attributes & WindowsCloneDecisions.FileAttributeDirectory) != 0;
+
+    public bool IsReparsePoint => (Attributes & WindowsCloneDecisions.FileAttributeReparsePoint) != 0;
 }
 
 /// <summary>FSCTL_GET_INTEGRITY_INFORMATION_BUFFER, as far as the engine reads it.</summary>

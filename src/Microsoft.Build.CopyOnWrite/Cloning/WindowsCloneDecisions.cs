@@ -12,6 +12,7 @@ internal static class WindowsCloneDecisions
     public const uint FileAttributeReadOnly = 0x1;
     public const uint FileAttributeDirectory = 0x10;
     public const uint FileAttributeSparseFile = 0x200;
+    public const uint FileAttributeReparsePoint = 0x400;
     public const uint FileAttributeIntegrityStream = 0x8000;
 
     /// <summary>Each block clone call must cover less than 4 GiB.</summary>
@@ -22,7 +23,25 @@ internal static class WindowsCloneDecisions
 
     public const string AlternateDataStream = "an alternate data stream";
     public const string NetworkShare = "a network share";
-    public const string CloneDidNotMatch = "its clone read back as other data than the file holds, so it was copied instead";
+    public const string CloneNotShared = "written moments ago, and its clone did not share all of its clusters even after a flush";
+
+    /// <summary>
+    /// Files this large get the sparse flag before their size is set, and lose it after the clone (the lesson of
+    /// CopyOnWrite 0.2 and reflink-copy): a sparse file allocates nothing for the clusters the clone replaces, so a
+    /// large clone on a nearly full volume cannot fail for space. Smaller files skip the two calls: allocating a few
+    /// clusters is metadata only, and where even that finds the disk full the flag is set after all
+    /// (<see cref="WindowsCloneEngine"/>). The line is a judgement, not a measurement: build/ has the Windows
+    /// benchmark that can move it (docs/windows-engine.md, "Call budget").
+    /// </summary>
+    public const long SparseFirstFromBytes = 64L << 20;
+
+    /// <summary>
+    /// Files smaller than one cluster are cloned, not copied: a clone makes fewer calls than CopyFileExW plus our
+    /// rename, and shares the one cluster such a file occupies. The two published tables disagree on which is faster
+    /// below 1 KiB (microsoft/CopyOnWrite's: the clone; others: the copy); false here makes them copies, once a real
+    /// machine has measured it (a copy by choice, which CopyOnWriteMode=Required would count as a missed clone).
+    /// </summary>
+    public const bool ClonesFilesSmallerThanACluster = true;
 
     private const uint FileAttributeHidden = 0x2;
     private const uint FileAttributeSystem = 0x4;
@@ -64,6 +83,45 @@ internal static class WindowsCloneDecisions
 
     public static bool SupportsBlockCloning(uint volumeFlags) => (volumeFlags & FileSupportsBlockRefcounting) != 0;
 
+    public static bool SetsSparseFirst(WindowsFileFacts source) => source.IsSparse || source.Size >= SparseFirstFromBytes;
+
+    public static bool ClonesFileOf(long size, long clusterBytes) => ClonesFilesSmallerThanACluster || size >= clusterBytes;
+
+    /// <summary>The clusters a file of <paramref name="size"/> bytes occupies.</summary>
+    public static long ClusterCount(long size, long clusterBytes) => (size + clusterBytes - 1) / clusterBytes;
+
+    /// <summary>
+    /// The evidence that a clone of a just-written file holds its data, read from the file system's metadata alone:
+    /// every cluster of the clone is allocated and shared. Data still only in the cache has no clusters on the disk
+    /// yet, so its part of a clone comes out as a hole or as the clone's own empty clusters, never as shared ones.
+    /// </summary>
+    public static bool IsFullyShared(long sharedClusters, long size, long clusterBytes) => sharedClusters >= ClusterCount(size, clusterBytes);
+
+    /// <summary>
+    /// What a rename over a destination that another process holds open answers: access denied (the classic rename,
+    /// or no POSIX rename on the file system) or a sharing violation (the holder does not share delete).
+    /// </summary>
+    public static bool MayBeHeldOpen(int renameError) => renameError is WindowsErrors.AccessDenied or WindowsErrors.SharingViolation;
+
+    /// <summary>
+    /// A destination that may be written in place, as the stock task writes it, when no rename can replace it: a
+    /// regular file with one name, so that writing it changes no other file (a hard link's other names, a symbolic
+    /// link's or junction's target).
+    /// </summary>
+    public static bool IsSafeToWriteInPlace(WindowsFileFacts destination)
+        => !destination.IsDirectory && !destination.IsReparsePoint && destination.Links == 1;
+
+    /// <summary>
+    /// A POSIX rename that failed for a reason that is not about the destination (sharing, access, disk, a missing
+    /// folder): the file system or this Windows does not take it (87, 50, 1, 124 are documented; any other code, e.g.
+    /// from a 32-bit process on WOW64, is treated the same), so the classic rename is tried instead.
+    /// </summary>
+    public static bool TriesClassicRenameAfter(int posixRenameError)
+        => posixRenameError != 0
+        && !MayBeHeldOpen(posixRenameError)
+        && posixRenameError is not (WindowsErrors.FileNotFound or WindowsErrors.PathNotFound or WindowsErrors.FileExists or WindowsErrors.AlreadyExists or WindowsErrors.RequestAborted)
+        && !WindowsErrors.IsDeviceOrSpaceFailure(posixRenameError);
+
     /// <summary>Written less than <paramref name="window"/> ago, or stamped in the future (a clock we cannot reason about).</summary>
     public static bool IsRecent(long lastWriteFileTime, long nowFileTime, TimeSpan window) => nowFileTime - lastWriteFileTime < window.Ticks;
 
@@ -97,34 +155,6 @@ internal static class WindowsCloneDecisions
         }
 
         return chunks;
-    }
-
-    /// <summary>
-    /// Where a clone is read back: its first and last blocks (a clone of data still in the cache reads as zeros
-    /// from the start), and for a file written moments ago one in the middle too.
-    /// </summary>
-    public static IReadOnlyList<long> VerifiedBlockOffsets(long fileSize, int blockBytes, bool thorough)
-    {
-        var offsets = new List<long>(3);
-        if (fileSize <= 0)
-        {
-            return offsets;
-        }
-
-        offsets.Add(0);
-        long last = (fileSize - 1) / blockBytes * blockBytes;
-        long middle = fileSize / 2 / blockBytes * blockBytes;
-        if (thorough && middle != 0 && middle != last)
-        {
-            offsets.Add(middle);
-        }
-
-        if (last != 0)
-        {
-            offsets.Add(last);
-        }
-
-        return offsets;
     }
 
     /// <summary>Why one file was not cloned, in words for the log, from the error of the clone call.</summary>
@@ -175,6 +205,27 @@ internal sealed class WindowsVolume
 }
 
 /// <summary>
+/// Serialises clones of one source path within the process: concurrent clones of one just-written source are the
+/// race behind the zero-filled clones of microsoft/CopyOnWrite#12, where a failed flush inside ReFS went unreported.
+/// A fixed set of monitors picked by the path's hash: no allocation, no table to clean, and two sources that share a
+/// monitor only wait for each other's metadata calls.
+/// </summary>
+internal sealed class SourceGates
+{
+    private readonly object[] _gates = new object[64];
+
+    public SourceGates()
+    {
+        for (int i = 0; i < _gates.Length; i++)
+        {
+            _gates[i] = new object();
+        }
+    }
+
+    public object For(string sourcePath) => _gates[(StringComparer.OrdinalIgnoreCase.GetHashCode(sourcePath) & int.MaxValue) % _gates.Length];
+}
+
+/// <summary>
 /// What each volume said, by serial number, believed as long as the refusal cache believes a refusal: MSBuild
 /// nodes outlive builds while volumes are formatted and remounted. Nothing is asked until a file is copied.
 /// </summary>
@@ -190,7 +241,7 @@ internal sealed class WindowsVolumeCache
 
     public WindowsVolumeCache(CloneCapabilityCache clock) => _clock = clock;
 
-    public WindowsVolume Of(uint serial, Func<WindowsVolume> ask)
+    public WindowsVolume Of(ulong serial, Func<WindowsVolume> ask)
     {
         foreach (Known known in Volatile.Read(ref _known))
         {
@@ -223,14 +274,14 @@ internal sealed class WindowsVolumeCache
 
     private sealed class Known
     {
-        public Known(uint serial, WindowsVolume volume, long whenTicks)
+        public Known(ulong serial, WindowsVolume volume, long whenTicks)
         {
             Serial = serial;
             Volume = volume;
             WhenTicks = whenTicks;
         }
 
-        public uint Serial { get; }
+        public ulong Serial { get; }
 
         public WindowsVolume Volume { get; }
 
@@ -248,6 +299,7 @@ internal static class WindowsErrors
     public const int FileExists = 80;
     public const int AlreadyExists = 183;
     public const int DiskFull = 112;
+    public const int HandleDiskFull = 39;
     public const int RequestAborted = 1235;
 
     /// <summary>
@@ -257,8 +309,8 @@ internal static class WindowsErrors
     /// </summary>
     public static bool IsDeviceOrSpaceFailure(int error) => error switch
     {
-        DiskFull => true,     // ERROR_DISK_FULL
-        39 => true,           // ERROR_HANDLE_DISK_FULL
+        DiskFull => true,
+        HandleDiskFull => true,
         1295 => true,         // ERROR_DISK_QUOTA_EXCEEDED
         21 => true,           // ERROR_NOT_READY
         23 => true,           // ERROR_CRC

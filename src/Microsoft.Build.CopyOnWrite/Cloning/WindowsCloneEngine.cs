@@ -10,26 +10,33 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// </summary>
 /// <remarks>
 /// The rules below are the failure modes the reference implementations (microsoft/CopyOnWrite, the MSBuildSdks
-/// CopyOnWrite SDK, reflink-copy) learned the hard way; docs/windows-engine.md lists them with their tests.
+/// CopyOnWrite SDK, reflink-copy) learned the hard way; docs/windows-engine.md lists them with their tests, and its
+/// call budget says what each path costs, call by call (pinned by WindowsCallBudgetTests).
 /// <list type="bullet">
 /// <item>A source still open for writing is a sharing violation (the stock task's File.Copy gets the same and retries
-/// it, MSB3026): the source is opened sharing read and delete only, so no writer can be mid-write while it is cloned.</item>
-/// <item>A source written in the last <see cref="RecentWriteWindow"/> is flushed through a write handle before it is
-/// cloned, and its clone is read back and compared: a clone of data still in the cache has come out as zeros with the
-/// right size and time, which no incremental build ever repairs. Where it cannot be flushed it is copied.</item>
+/// it, MSB3026): the source is opened sharing read and delete only, so no writer can be mid-write while it is cloned.
+/// It is opened non-cached, as microsoft/CopyOnWrite opens it.</item>
+/// <item>A source written in the last <see cref="RecentWriteWindow"/> may still have data only in the cache, and a
+/// clone of that comes out as zeros with the right size and time, which no incremental build ever repairs. Its
+/// clones are serialised in this process (concurrent clones of one fresh source are the reported race), and the
+/// clone is asked, in one metadata call, whether every cluster it has is shared: data not on the disk yet cannot be
+/// shared. Only when that evidence fails is the source flushed (FlushFileBuffers, which also syncs the whole device)
+/// and cloned again; where it still fails, or cannot be flushed, the file is copied. No device flush otherwise.</item>
 /// <item>Once the volume's flags say it clones, every refusal is about that one file: it is copied, nothing is
 /// remembered for the volume, and only device and disk-full errors fail the copy.</item>
-/// <item>The volume's answer (flags, cluster size from the open source, network or not) is asked once per volume.</item>
-/// <item>The clone is made sparse before its size is set (no allocation, so no false "disk full") and cleared after
-/// unless the source is sparse.</item>
+/// <item>The volume's answer (flags, cluster size from the open source, network or not) is asked once per volume,
+/// keyed on its 64-bit serial.</item>
+/// <item>A large clone is made sparse before its size is set (no allocation, so no false "disk full") and cleared
+/// after unless the source is sparse; a small one only when the disk turns out to be full.</item>
 /// <item>Nothing is cloned into or out of an alternate data stream, nor over a network share.</item>
 /// <item>Where the volume cannot clone, CopyFileExW copies into the temporary file: the streams (Zone.Identifier),
 /// attributes and offload paths the stock task's copy keeps. It cannot clone there, so "copied" is true; on a volume
 /// that can clone (Windows 11 24H2's CopyFile clones by itself) the copy is asked afterwards whether it shares its
 /// clusters, and reported for what it is.</item>
 /// <item>The rename over the destination uses POSIX semantics where the file system has them, which replaces a
-/// destination that others hold open with delete sharing; one held without it is a sharing violation naming the
-/// destination, retried like the stock task's.</item>
+/// destination that others hold open with delete sharing. One that no rename can replace (held without delete
+/// sharing, or no POSIX rename) is written in place, as the stock task writes it, when it is a regular file with one
+/// name and its holder lets it be written; otherwise it is the stock task's sharing violation, retried.</item>
 /// </list>
 /// Times: the destination gets the source's last-write time, as CopyFile gives it; the creation time is left to the
 /// file system, as for the stock task's copy: a new file's is now, and a replaced file's comes back through the file
@@ -38,22 +45,15 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 internal sealed class WindowsCloneEngine : ICloneEngine
 {
     /// <summary>
-    /// Sources written this recently may still have data in the cache only. The lazy writer flushes within seconds;
-    /// a minute leaves room for a loaded machine at the price of one flush per freshly built file.
+    /// Sources written this recently may still have data in the cache only. The lazy writer writes within seconds;
+    /// a minute leaves room for a loaded machine. It costs one metadata call per freshly built file.
     /// </summary>
     public static readonly TimeSpan RecentWriteWindow = TimeSpan.FromMinutes(1);
-
-    private const int VerifiedBlockBytes = 4096;
 
     private readonly IWindowsFileSystem _files;
     private readonly WindowsVolumeCache _volumes;
     private readonly Func<long> _utcNowFileTime;
-
-    [ThreadStatic]
-    private static byte[]? t_sourceBlock;
-
-    [ThreadStatic]
-    private static byte[]? t_cloneBlock;
+    private readonly SourceGates _sourceGates = new();
 
     public WindowsCloneEngine(IWindowsFileSystem files, CloneCapabilityCache refusals)
         : this(files, refusals, () => DateTime.UtcNow.ToFileTimeUtc())
@@ -106,10 +106,14 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         }
     }
 
+    /// <summary>
+    /// No write sharing: a writer still holding the file makes this a sharing violation, retried like the stock task's.
+    /// Non-cached, as microsoft/CopyOnWrite (the 1.x package's engine) opens every clone source; nothing is read
+    /// through this handle, so the flag costs nothing.
+    /// </summary>
     private WindowsFile OpenSource(string sourcePath)
     {
-        // No write sharing: a writer still holding the file makes this a sharing violation, retried like the stock task's.
-        int error = _files.Open(sourcePath, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Delete, WindowsCreation.OpenExisting, out WindowsFile? source);
+        int error = _files.Open(sourcePath, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Delete, WindowsCreation.OpenExisting, out WindowsFile? source, WindowsOpenOptions.NoBuffering);
         return error == 0 ? source! : throw WindowsErrors.ToException(error, sourcePath);
     }
 
@@ -134,16 +138,6 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
     private CloneResult CloneToDestination(ref WindowsFile source, string sourcePath, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, CancellationToken cancellationToken)
     {
-        bool writtenRecently = WindowsCloneDecisions.IsRecent(facts.LastWriteTime, _utcNowFileTime(), RecentWriteWindow);
-        if (writtenRecently)
-        {
-            string? notFlushed = FlushAndReopen(ref source, sourcePath, facts);
-            if (notFlushed is not null)
-            {
-                return CopyToDestination(ref source, sourcePath, destinationPath, facts, volume, FallbackReason.FileSystemRefused, notFlushed, cancellationToken);
-            }
-        }
-
         long clusterBytes = volume.ClusterBytes;
         if (clusterBytes == 0)
         {
@@ -157,6 +151,54 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             clusterBytes = volume.ClusterBytes = integrity.ClusterBytes;
         }
 
+        if (!WindowsCloneDecisions.ClonesFileOf(facts.Size, clusterBytes))
+        {
+            return CopyToDestination(ref source, sourcePath, destinationPath, facts, volume, FallbackReason.FileSystemRefused, "smaller than one cluster, copied by choice", cancellationToken);
+        }
+
+        bool justWritten = WindowsCloneDecisions.IsRecent(facts.LastWriteTime, _utcNowFileTime(), RecentWriteWindow);
+        object? gate = justWritten ? _sourceGates.For(sourcePath) : null;
+        if (gate is not null)
+        {
+            Monitor.Enter(gate);
+        }
+
+        try
+        {
+            CloneAttempt attempt = TryCloneToDestination(source, destinationPath, facts, volume, clusterBytes, justWritten, cancellationToken);
+            if (attempt.Outcome == CloneOutcome.NotShared)
+            {
+                // The evidence says some of the source's data was not on the disk when it was cloned: now, and only
+                // now, pay for a flush (the whole device's cache with it), and clone again.
+                string? notFlushed = FlushAndReopen(ref source, sourcePath, facts);
+                attempt = notFlushed is null
+                    ? TryCloneToDestination(source, destinationPath, facts, volume, clusterBytes, verifyShared: true, cancellationToken)
+                    : new CloneAttempt(CloneOutcome.Refused, notFlushed);
+                if (attempt.Outcome == CloneOutcome.NotShared)
+                {
+                    attempt = new CloneAttempt(CloneOutcome.Refused, WindowsCloneDecisions.CloneNotShared);
+                }
+            }
+
+            return attempt.Outcome switch
+            {
+                CloneOutcome.Cloned => CloneResult.Cloned(facts.Size, attempt.WrittenInPlace),
+                CloneOutcome.DifferentVolumes => CopyToDestination(ref source, sourcePath, destinationPath, facts, null, FallbackReason.DifferentVolumes, null, cancellationToken),
+                _ => CopyToDestination(ref source, sourcePath, destinationPath, facts, volume, FallbackReason.FileSystemRefused, attempt.Refusal, cancellationToken),
+            };
+        }
+        finally
+        {
+            if (gate is not null)
+            {
+                Monitor.Exit(gate);
+            }
+        }
+    }
+
+    /// <summary>A clone into a new temporary file, then its times, then the rename over the destination.</summary>
+    private CloneAttempt TryCloneToDestination(WindowsFile source, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, long clusterBytes, bool verifyShared, CancellationToken cancellationToken)
+    {
         string temporaryPath = WindowsPaths.TemporaryPathBeside(destinationPath);
         int createError = _files.Open(temporaryPath, WindowsAccess.Read | WindowsAccess.Write | WindowsAccess.Delete, WindowsShare.Delete, WindowsCreation.CreateNew, out WindowsFile? clone);
         if (createError != 0)
@@ -164,16 +206,22 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             throw WindowsErrors.ToException(createError, destinationPath);
         }
 
-        string? refusal;
-        bool differentVolumes;
+        CloneAttempt attempt;
         try
         {
-            refusal = CloneInto(source, clone!, facts, destinationPath, clusterBytes, writtenRecently, out differentVolumes, cancellationToken);
-            if (refusal is null)
+            attempt = CloneInto(source, clone!, facts, destinationPath, clusterBytes, verifyShared, cancellationToken);
+            if (attempt.Outcome == CloneOutcome.Cloned)
             {
                 SetCopyMetadata(clone!, facts, destinationPath);
-                RenameOver(clone!, destinationPath, volume);
-                return CloneResult.Cloned(facts.Size);
+                if (!ReplaceDestination(clone!, destinationPath, volume))
+                {
+                    clone!.Dispose();
+                    WriteInPlace(source, temporaryPath, destinationPath, facts, volume, clusterBytes, cancellationToken);
+                    DeleteTemporary(temporaryPath);
+                    return new CloneAttempt(CloneOutcome.Cloned, null, WrittenInPlace: true);
+                }
+
+                return attempt;
             }
         }
         catch
@@ -189,9 +237,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
         // Chunks cloned before the refusal must not survive into a file we report as copied: start afresh.
         DeleteTemporary(temporaryPath);
-        return differentVolumes
-            ? CopyToDestination(ref source, sourcePath, destinationPath, facts, null, FallbackReason.DifferentVolumes, null, cancellationToken)
-            : CopyToDestination(ref source, sourcePath, destinationPath, facts, volume, FallbackReason.FileSystemRefused, refusal, cancellationToken, verifyIfCloned: true);
+        return attempt;
     }
 
     /// <summary>
@@ -218,17 +264,91 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
         if (error != 0)
         {
-            return $"written moments ago and could not be flushed before cloning: {WindowsErrors.Describe(error)}";
+            return $"written moments ago, its clone did not share all of its clusters, and it could not be flushed: {WindowsErrors.Describe(error)}";
         }
 
         WindowsFileFacts after = FactsOf(source, sourcePath);
         return after.Size == before.Size && after.LastWriteTime == before.LastWriteTime ? null : "it was written to again while it was being flushed";
     }
 
-    /// <returns>Null when <paramref name="clone"/> now holds the source's data; else why this one file is copied instead.</returns>
-    private string? CloneInto(WindowsFile source, WindowsFile clone, WindowsFileFacts sourceFacts, string destinationPath, long clusterBytes, bool verifyThoroughly, out bool differentVolumes, CancellationToken cancellationToken)
+    /// <summary>Makes <paramref name="clone"/> (empty or not) hold the source's data by sharing its clusters.</summary>
+    /// <param name="verifyShared">Ask afterwards whether every cluster of the clone is shared (a just-written source).</param>
+    private CloneAttempt CloneInto(WindowsFile source, WindowsFile clone, WindowsFileFacts sourceFacts, string destinationPath, long clusterBytes, bool verifyShared, CancellationToken cancellationToken)
     {
-        differentVolumes = false;
+        bool sparse = WindowsCloneDecisions.SetsSparseFirst(sourceFacts);
+        int error;
+        if (sparse && (error = _files.SetSparse(clone, true)) != 0)
+        {
+            return Refused("could not make the new file sparse", error);
+        }
+
+        // A block clone may not extend the destination, so the file gets its final size first.
+        error = _files.SetEndOfFile(clone, sourceFacts.Size);
+        if (!sparse && error is WindowsErrors.DiskFull or WindowsErrors.HandleDiskFull)
+        {
+            // A nearly full volume: the clone itself needs no space, so allocate none.
+            sparse = true;
+            error = _files.SetSparse(clone, true);
+            error = error != 0 ? error : _files.SetEndOfFile(clone, sourceFacts.Size);
+        }
+
+        if (error != 0)
+        {
+            return WindowsErrors.IsDeviceOrSpaceFailure(error) ? throw WindowsErrors.ToException(error, destinationPath) : Refused("could not set the new file's size", error);
+        }
+
+        bool integrityMatched = false;
+        var chunks = WindowsCloneDecisions.PlanChunks(sourceFacts.Size, clusterBytes);
+        for (int i = 0; i < chunks.Count; i++)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            if ((error = _files.DuplicateExtents(source, clone, chunks[i])) == 0)
+            {
+                continue;
+            }
+
+            if (WindowsErrors.IsDeviceOrSpaceFailure(error))
+            {
+                throw WindowsErrors.ToException(error, destinationPath);
+            }
+
+            // The first refusal is worth one question about the new file (never asked on the hot path): another
+            // volume, or the integrity setting it took from its folder, which ReFS requires to be the source's.
+            CloneAttempt? why = i == 0 && !integrityMatched ? WhyFirstCloneFailed(source, clone, sourceFacts, out integrityMatched) : null;
+            if (why is CloneAttempt known)
+            {
+                return known;
+            }
+
+            if (!integrityMatched || (error = _files.DuplicateExtents(source, clone, chunks[i])) != 0)
+            {
+                return WindowsErrors.IsDeviceOrSpaceFailure(error)
+                    ? throw WindowsErrors.ToException(error, destinationPath)
+                    : new CloneAttempt(CloneOutcome.Refused, WindowsCloneDecisions.DescribeCloneRefusal(error));
+            }
+        }
+
+        if (verifyShared)
+        {
+            error = _files.CountSharedClusters(clone, out long shared);
+            if (error != 0 || !WindowsCloneDecisions.IsFullyShared(shared, sourceFacts.Size, clusterBytes))
+            {
+                return new CloneAttempt(CloneOutcome.NotShared, null);
+            }
+        }
+
+        if (sparse && !sourceFacts.IsSparse && (error = _files.SetSparse(clone, false)) != 0)
+        {
+            return Refused("could not clear the clone's sparse flag", error);
+        }
+
+        return new CloneAttempt(CloneOutcome.Cloned, null);
+    }
+
+    /// <returns>Null when the integrity setting was the trouble and now matches (<paramref name="integrityMatched"/>): clone again.</returns>
+    private CloneAttempt? WhyFirstCloneFailed(WindowsFile source, WindowsFile clone, WindowsFileFacts sourceFacts, out bool integrityMatched)
+    {
+        integrityMatched = false;
         int error = _files.GetFileFacts(clone, out WindowsFileFacts cloneFacts);
         if (error != 0)
         {
@@ -237,50 +357,28 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
         if (cloneFacts.VolumeSerial != sourceFacts.VolumeSerial)
         {
-            differentVolumes = true;
-            return string.Empty;
+            return new CloneAttempt(CloneOutcome.DifferentVolumes, null);
         }
 
-        if (cloneFacts.HasIntegrityStream != sourceFacts.HasIntegrityStream)
+        if (cloneFacts.HasIntegrityStream == sourceFacts.HasIntegrityStream)
         {
-            string? mismatch = MatchIntegrity(source, clone, sourceFacts);
-            if (mismatch is not null)
-            {
-                return mismatch;
-            }
+            return null; // integrityMatched stays false: the refusal stands
         }
 
-        if ((error = _files.SetSparse(clone, true)) != 0)
+        string? mismatch = MatchIntegrity(source, clone, sourceFacts);
+        if (mismatch is not null)
         {
-            return Refused("could not make the new file sparse", error);
+            return new CloneAttempt(CloneOutcome.Refused, mismatch);
         }
 
-        // A block clone may not extend the destination, so the file gets its final size first.
-        if ((error = _files.SetEndOfFile(clone, sourceFacts.Size)) != 0)
-        {
-            return WindowsErrors.IsDeviceOrSpaceFailure(error) ? throw WindowsErrors.ToException(error, destinationPath) : Refused("could not set the new file's size", error);
-        }
-
-        foreach (CloneChunk chunk in WindowsCloneDecisions.PlanChunks(sourceFacts.Size, clusterBytes))
-        {
-            cancellationToken.ThrowIfCancellationRequested();
-            if ((error = _files.DuplicateExtents(source, clone, chunk)) != 0)
-            {
-                return WindowsErrors.IsDeviceOrSpaceFailure(error) ? throw WindowsErrors.ToException(error, destinationPath) : WindowsCloneDecisions.DescribeCloneRefusal(error);
-            }
-        }
-
-        if (!sourceFacts.IsSparse && (error = _files.SetSparse(clone, false)) != 0)
-        {
-            return Refused("could not clear the clone's sparse flag", error);
-        }
-
-        return ClonedDataMatches(source, clone, sourceFacts.Size, verifyThoroughly) ? null : WindowsCloneDecisions.CloneDidNotMatch;
+        integrityMatched = true;
+        return null;
     }
 
     /// <summary>
-    /// ReFS clones only between files with the same integrity stream setting; the new file took its folder's.
-    /// Give it the source's (a failure, e.g. access denied on Dev Drive, is only a reason to copy).
+    /// ReFS clones only between files with the same integrity stream setting; the new file took its folder's. It can
+    /// be changed on an empty file only: empty it, give it the source's, size it again (a failure, e.g. access denied
+    /// on Dev Drive, is only a reason to copy).
     /// </summary>
     private string? MatchIntegrity(WindowsFile source, WindowsFile clone, WindowsFileFacts sourceFacts)
     {
@@ -291,32 +389,11 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             (algorithm, flags) = (integrity.ChecksumAlgorithm, integrity.Flags);
         }
 
+        _files.SetEndOfFile(clone, 0);
         _files.SetIntegrity(clone, algorithm, flags);
-        bool matched = _files.GetFileFacts(clone, out WindowsFileFacts now) == 0 && now.HasIntegrityStream == sourceFacts.HasIntegrityStream;
+        bool matched = _files.GetFileFacts(clone, out WindowsFileFacts now) == 0 && now.HasIntegrityStream == sourceFacts.HasIntegrityStream
+            && _files.SetEndOfFile(clone, sourceFacts.Size) == 0;
         return matched ? null : sourceFacts.HasIntegrityStream ? "integrity streams are on for the source only" : "integrity streams are on for the destination's folder only";
-    }
-
-    /// <summary>
-    /// Reads the clone's first and last blocks (and a middle one for a file written moments ago) back and compares
-    /// them with the source's: a clone of data the file system had not written yet reads as zeros.
-    /// </summary>
-    private bool ClonedDataMatches(WindowsFile source, WindowsFile clone, long size, bool thorough)
-    {
-        byte[] expected = t_sourceBlock ??= new byte[VerifiedBlockBytes];
-        byte[] actual = t_cloneBlock ??= new byte[VerifiedBlockBytes];
-        foreach (long offset in WindowsCloneDecisions.VerifiedBlockOffsets(size, VerifiedBlockBytes, thorough))
-        {
-            int count = (int)Math.Min(VerifiedBlockBytes, size - offset);
-            if (_files.Read(source, offset, expected, count, out int expectedRead) != 0
-                || _files.Read(clone, offset, actual, count, out int actualRead) != 0
-                || expectedRead != count || actualRead != count
-                || !SameBytes(expected, actual, count))
-            {
-                return false;
-            }
-        }
-
-        return true;
     }
 
     /// <summary>The stock task's copy: the source's last-write time and attributes, never read-only.</summary>
@@ -333,13 +410,12 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     /// CopyFileExW into a temporary file, then the rename. The source handle is closed first: CopyFileExW opens it itself.
     /// </summary>
     /// <param name="volume">The source's volume when known; on one that clones, the copy is asked whether Windows cloned it.</param>
-    /// <param name="verifyIfCloned">After a clone whose data did not match: a copy that Windows cloned is compared too.</param>
-    private CloneResult CopyToDestination(ref WindowsFile source, string sourcePath, string destinationPath, WindowsFileFacts facts, WindowsVolume? volume, FallbackReason reason, string? detail, CancellationToken cancellationToken, bool verifyIfCloned = false)
+    private CloneResult CopyToDestination(ref WindowsFile source, string sourcePath, string destinationPath, WindowsFileFacts facts, WindowsVolume? volume, FallbackReason reason, string? detail, CancellationToken cancellationToken)
     {
         source.Dispose();
         cancellationToken.ThrowIfCancellationRequested();
         string temporaryPath = WindowsPaths.TemporaryPathBeside(destinationPath);
-        int error = _files.CopyFile(sourcePath, temporaryPath, cancellationToken);
+        int error = _files.CopyFile(sourcePath, temporaryPath, replaceExisting: false, cancellationToken);
         if (error != 0)
         {
             if (error != WindowsErrors.FileExists)
@@ -368,18 +444,19 @@ internal sealed class WindowsCloneEngine : ICloneEngine
                 throw WindowsErrors.ToException(error, destinationPath);
             }
 
-            bool clonedByWindows = volume is { CanClone: true } && _files.HasSharedClusters(copy!, out bool shared) == 0 && shared;
-            if (clonedByWindows && verifyIfCloned)
+            // Windows 11 24H2's CopyFile clones by itself where it can: the file system's record says which it did.
+            bool clonedByWindows = volume is { CanClone: true } && _files.CountSharedClusters(copy!, out long shared) == 0 && shared > 0;
+            bool replaced = ReplaceDestination(copy!, destinationPath, volume);
+            if (!replaced)
             {
-                source = OpenSource(sourcePath);
-                if (!ClonedDataMatches(source, copy!, facts.Size, thorough: true))
-                {
-                    throw new System.IO.IOException($"The file system returned other data for a clone of '{sourcePath}' than the file holds, twice; '{destinationPath}' was left as it was. Check the volume (chkdsk) before building again.");
-                }
+                copy!.Dispose();
+                CopyInPlace(sourcePath, destinationPath, facts, cancellationToken);
+                DeleteTemporary(temporaryPath);
             }
 
-            RenameOver(copy!, destinationPath, volume);
-            return clonedByWindows ? CloneResult.Cloned(facts.Size) : CloneResult.Copied(facts.Size, reason, detail);
+            return clonedByWindows
+                ? CloneResult.Cloned(facts.Size, writtenInPlace: !replaced)
+                : CloneResult.Copied(facts.Size, reason, detail, writtenInPlace: !replaced);
         }
         catch
         {
@@ -395,12 +472,12 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
     /// <summary>
     /// An alternate data stream cannot be renamed into place from another file, so it is copied in place, after
-    /// deleting the stream as the stock task does. The one destination written without the atomic rename.
+    /// deleting the stream as the stock task does.
     /// </summary>
     private CloneResult CopyIntoStream(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
         _files.Delete(destinationPath);
-        int error = _files.CopyFile(sourcePath, destinationPath, cancellationToken);
+        int error = _files.CopyFile(sourcePath, destinationPath, replaceExisting: false, cancellationToken);
         if (error != 0)
         {
             throw WindowsErrors.ToCopyException(error, sourcePath, destinationPath);
@@ -413,13 +490,19 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         }
     }
 
-    private void RenameOver(WindowsFile file, string destinationPath, WindowsVolume? volume)
+    /// <summary>
+    /// Renames the new file over the destination. False when the destination is held open so that no rename can
+    /// replace it, and it may be written in place instead (<see cref="WindowsCloneDecisions.IsSafeToWriteInPlace"/>);
+    /// throws the stock task's exception when it may not.
+    /// </summary>
+    private bool ReplaceDestination(WindowsFile file, string destinationPath, WindowsVolume? volume)
     {
         bool posix = volume?.PosixRename != false;
         int error = _files.Rename(file, destinationPath, posix);
-        if (posix && WindowsErrors.MeansUnsupported(error))
+        if (posix && WindowsCloneDecisions.TriesClassicRenameAfter(error))
         {
-            // Before Windows 10 1607, and on file systems without POSIX renames: the classic replacing rename.
+            // Before Windows 10 1607, and on file systems without POSIX renames (FAT32, exFAT, some network file
+            // systems, Wine): the classic replacing rename, from then on for this volume.
             if (volume is not null)
             {
                 volume.PosixRename = false;
@@ -428,16 +511,86 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             error = _files.Rename(file, destinationPath, posixSemantics: false);
         }
 
+        if (error == 0)
+        {
+            return true;
+        }
+
+        if (WindowsCloneDecisions.MayBeHeldOpen(error) && CanWriteInPlace(destinationPath))
+        {
+            return false;
+        }
+
+        throw RenameFailure(error, destinationPath);
+    }
+
+    /// <summary>Whether the destination is a regular file with one name (asked of the name itself, never of a link's target).</summary>
+    private bool CanWriteInPlace(string destinationPath)
+    {
+        int error = _files.Open(destinationPath, WindowsAccess.ReadAttributes, WindowsShare.Read | WindowsShare.Write | WindowsShare.Delete, WindowsCreation.OpenExisting, out WindowsFile? file, WindowsOpenOptions.OpenReparsePoint);
+        if (error != 0)
+        {
+            return false;
+        }
+
+        using (file)
+        {
+            return _files.GetFileFacts(file!, out WindowsFileFacts facts) == 0 && WindowsCloneDecisions.IsSafeToWriteInPlace(facts);
+        }
+    }
+
+    /// <summary>
+    /// What the stock task does with a destination no rename can replace: writes into it. Here by cloning into it
+    /// (its holder sees the new data, as with the stock task's copy); a refused clone is the stock task's CopyFileExW.
+    /// The one case where the replace is not atomic (docs/guarantees.md).
+    /// </summary>
+    private void WriteInPlace(WindowsFile source, string temporaryPath, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, long clusterBytes, CancellationToken cancellationToken)
+    {
+        int error = _files.Open(destinationPath, WindowsAccess.Write, WindowsShare.Read | WindowsShare.Write | WindowsShare.Delete, WindowsCreation.OpenExisting, out WindowsFile? destination);
         if (error != 0)
         {
             throw RenameFailure(error, destinationPath);
+        }
+
+        CloneAttempt attempt;
+        using (destination)
+        {
+            if ((error = _files.SetEndOfFile(destination!, 0)) != 0)
+            {
+                throw WindowsErrors.ToException(error, destinationPath);
+            }
+
+            attempt = CloneInto(source, destination!, facts, destinationPath, clusterBytes, verifyShared: true, cancellationToken);
+            if (attempt.Outcome == CloneOutcome.Cloned)
+            {
+                SetCopyMetadata(destination!, facts, destinationPath);
+                return;
+            }
+        }
+
+        CopyInPlace(temporaryPath, destinationPath, facts, cancellationToken);
+    }
+
+    /// <summary>The stock task's File.Copy(overwrite: true): CopyFileExW into the existing destination.</summary>
+    private void CopyInPlace(string sourcePath, string destinationPath, WindowsFileFacts facts, CancellationToken cancellationToken)
+    {
+        int error = _files.CopyFile(sourcePath, destinationPath, replaceExisting: true, cancellationToken);
+        if (error != 0)
+        {
+            throw WindowsErrors.ToCopyException(error, sourcePath, destinationPath);
+        }
+
+        if ((facts.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) != 0
+            && (error = _files.SetAttributes(destinationPath, WindowsCloneDecisions.DestinationAttributes(facts.Attributes))) != 0)
+        {
+            throw WindowsErrors.ToException(error, destinationPath);
         }
     }
 
     /// <summary>
     /// Access denied on a replacing rename means either no right to replace the destination, or another process
-    /// holding it open without delete sharing; the stock task meets the second as a sharing violation and retries it.
-    /// So ask which, and name the destination either way.
+    /// holding it open; the stock task meets the second as a sharing violation and retries it. So ask which, and name
+    /// the destination either way.
     /// </summary>
     private Exception RenameFailure(int error, string destinationPath)
     {
@@ -466,18 +619,17 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         }
     }
 
-    private static bool SameBytes(byte[] expected, byte[] actual, int count)
-    {
-        for (int i = 0; i < count; i++)
-        {
-            if (expected[i] != actual[i])
-            {
-                return false;
-            }
-        }
+    private static CloneAttempt Refused(string step, int error) => new(CloneOutcome.Refused, $"{step}: {WindowsErrors.Describe(error)}");
 
-        return true;
+    private enum CloneOutcome
+    {
+        Cloned,
+        /// <summary>Refused for this one file; <see cref="CloneAttempt.Refusal"/> says why.</summary>
+        Refused,
+        DifferentVolumes,
+        /// <summary>Cloned, but not every cluster of the clone is shared: some of the source's data was not on the disk.</summary>
+        NotShared,
     }
 
-    private static string Refused(string step, int error) => $"{step}: {WindowsErrors.Describe(error)}";
+    private readonly record struct CloneAttempt(CloneOutcome Outcome, string? Refusal, bool WrittenInPlace = false);
 }

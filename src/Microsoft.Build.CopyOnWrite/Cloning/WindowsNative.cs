@@ -24,14 +24,18 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
     private const int FileRenameInfoClass = 3;
     private const int FileEndOfFileInfoClass = 6;
     private const int FileRemoteProtocolInfoClass = 13;
+    private const int FileIdInfoClass = 18;
     private const int FileRenameInfoExClass = 22;
     private const int ErrorHandleEof = 38;
     private const int ErrorMoreData = 234;
     private const int MaxPath = 260;
 
-    public int Open(string path, WindowsAccess access, WindowsShare share, WindowsCreation creation, out WindowsFile? file)
+    [ThreadStatic]
+    private static byte[]? t_refcountAnswer; // asked of every just-written file's clone: no allocation per call
+
+    public int Open(string path, WindowsAccess access, WindowsShare share, WindowsCreation creation, out WindowsFile? file, WindowsOpenOptions options = WindowsOpenOptions.None)
     {
-        SafeFileHandle handle = CreateFileW(NativePath(path), (uint)access, (uint)share, IntPtr.Zero, (uint)creation, FileAttributeNormal, IntPtr.Zero);
+        SafeFileHandle handle = CreateFileW(NativePath(path), (uint)access, (uint)share, IntPtr.Zero, (uint)creation, FileAttributeNormal | (uint)options, IntPtr.Zero);
         if (handle.IsInvalid)
         {
             int error = Marshal.GetLastWin32Error();
@@ -54,7 +58,13 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
 
         long size = ((long)information.FileSizeHigh << 32) | information.FileSizeLow;
         long lastWrite = ((long)information.LastWriteTimeHigh << 32) | information.LastWriteTimeLow;
-        facts = new WindowsFileFacts(size, information.VolumeSerialNumber, information.FileAttributes, lastWrite);
+
+        // FILE_ID_INFO (Windows 8 and later): a file system that does not answer it keeps the 32-bit serial.
+        WindowsStructs.FileIdInfo id;
+        ulong serial = GetFileInformationByHandleEx(Handle(file), FileIdInfoClass, &id, (uint)sizeof(WindowsStructs.FileIdInfo))
+            ? id.VolumeSerialNumber
+            : information.VolumeSerialNumber;
+        facts = new WindowsFileFacts(size, serial, information.FileAttributes, lastWrite, information.NumberOfLinks);
         return 0;
     }
 
@@ -114,7 +124,7 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
         {
             // HANDLE is 4 bytes on x86 and is followed by 4 bytes of padding before the first LARGE_INTEGER,
             // so a zero-extended 64-bit field has the right layout on 32- and 64-bit processes alike.
-            FileHandle = Handle(source).DangerousGetHandle().ToInt64(),
+            FileHandle = WindowsStructs.ZeroExtended(Handle(source).DangerousGetHandle()),
             SourceFileOffset = chunk.Offset,
             TargetFileOffset = chunk.Offset,
             ByteCount = chunk.Length,
@@ -124,23 +134,6 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
     }
 
     public int Flush(WindowsFile file) => FlushFileBuffers(Handle(file)) ? 0 : Marshal.GetLastWin32Error();
-
-    public int Read(WindowsFile file, long offset, byte[] buffer, int count, out int read)
-    {
-        var position = new NativeOverlapped { OffsetLow = unchecked((int)offset), OffsetHigh = (int)(offset >> 32) };
-        fixed (byte* bytes = buffer)
-        {
-            if (ReadFile(Handle(file), bytes, (uint)count, out uint done, &position))
-            {
-                read = (int)done;
-                return 0;
-            }
-        }
-
-        int error = Marshal.GetLastWin32Error();
-        read = 0;
-        return error == ErrorHandleEof ? 0 : error;
-    }
 
     public int SetBasicInfo(WindowsFile file, long creationTime, long lastAccessTime, long lastWriteTime, uint attributes)
     {
@@ -155,13 +148,13 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
         return SetFileInformationByHandle(Handle(file), FileBasicInfoClass, &information, (uint)sizeof(WindowsStructs.FileBasicInfo)) ? 0 : Marshal.GetLastWin32Error();
     }
 
-    public int HasSharedClusters(WindowsFile file, out bool shared)
+    public int CountSharedClusters(WindowsFile file, out long sharedClusters)
     {
         const int ExtentsPerCall = 64;
         int outputBytes = WindowsStructs.RefcountHeaderBytes + (ExtentsPerCall * WindowsStructs.RefcountExtentBytes);
-        byte[] answer = new byte[outputBytes];
+        byte[] answer = t_refcountAnswer ??= new byte[outputBytes];
         long startingVcn = 0;
-        shared = false;
+        sharedClusters = 0;
         while (true)
         {
             int error;
@@ -182,16 +175,12 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
             }
 
             int extents = (int)Math.Min(WindowsStructs.RefcountExtentCount(answer), ExtentsPerCall);
+            long vcn = WindowsStructs.RefcountStartingVcn(answer);
             for (int i = 0; i < extents; i++)
             {
                 WindowsStructs.RefcountExtent extent = WindowsStructs.RefcountExtentAt(answer, i);
-                if (extent.ReferenceCount > 1)
-                {
-                    shared = true;
-                    return 0;
-                }
-
-                startingVcn = extent.NextVcn;
+                sharedClusters += WindowsStructs.SharedClustersOf(extent, vcn);
+                vcn = startingVcn = extent.NextVcn;
             }
 
             if (error == 0 || extents == 0)
@@ -201,7 +190,7 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
         }
     }
 
-    public int CopyFile(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public int CopyFile(string sourcePath, string destinationPath, bool replaceExisting, CancellationToken cancellationToken)
     {
         // CopyFileExW polls *pbCancel while it copies: a cancelled token sets it from whatever thread cancels.
         int* cancel = (int*)Marshal.AllocHGlobal(sizeof(int));
@@ -210,7 +199,7 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
         {
             using (cancellationToken.Register(() => Volatile.Write(ref *cancel, 1)))
             {
-                return CopyFileExW(NativePath(sourcePath), NativePath(destinationPath), IntPtr.Zero, IntPtr.Zero, cancel, WindowsStructs.CopyFileFailIfExists)
+                return CopyFileExW(NativePath(sourcePath), NativePath(destinationPath), IntPtr.Zero, IntPtr.Zero, cancel, replaceExisting ? 0 : WindowsStructs.CopyFileFailIfExists)
                     ? 0 : Marshal.GetLastWin32Error();
             }
         }
@@ -299,9 +288,6 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
     [return: MarshalAs(UnmanagedType.Bool)]
     private static partial bool FlushFileBuffers(SafeFileHandle file);
 
-    [LibraryImport(Kernel32, SetLastError = true)]
-    [return: MarshalAs(UnmanagedType.Bool)]
-    private static partial bool ReadFile(SafeFileHandle file, byte* buffer, uint bytesToRead, out uint bytesRead, NativeOverlapped* overlapped);
 
     [LibraryImport(Kernel32, SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     [return: MarshalAs(UnmanagedType.Bool)]
@@ -344,8 +330,6 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
     private static extern bool FlushFileBuffers(SafeFileHandle file);
 
-    [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
-    private static extern bool ReadFile(SafeFileHandle file, byte* buffer, uint bytesToRead, out uint bytesRead, NativeOverlapped* overlapped);
 
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
     private static extern bool CopyFileExW(string existingFileName, string newFileName, IntPtr progressRoutine, IntPtr data, int* cancel, uint copyFlags);
@@ -407,13 +391,34 @@ internal static class WindowsStructs
 
     public static uint RefcountExtentCount(byte[] answer) => BitConverter.ToUInt32(answer, 0);
 
+    public static long RefcountStartingVcn(byte[] answer) => BitConverter.ToInt64(answer, 8);
+
     public static RefcountExtent RefcountExtentAt(byte[] answer, int index)
     {
         int at = RefcountHeaderBytes + (index * RefcountExtentBytes);
         return new RefcountExtent(BitConverter.ToInt64(answer, at), BitConverter.ToInt64(answer, at + 8), BitConverter.ToUInt32(answer, at + 16));
     }
 
+    /// <summary>
+    /// Clusters of one extent (from <paramref name="startVcn"/> to its NextVcn) that are shared: allocated (an Lcn
+    /// other than -1, which marks a hole or delayed allocation) and referenced by more than one file.
+    /// </summary>
+    public static long SharedClustersOf(RefcountExtent extent, long startVcn)
+        => extent.Lcn != -1 && extent.ReferenceCount > 1 ? Math.Max(0, extent.NextVcn - startVcn) : 0;
+
+    /// <summary>A HANDLE in a 64-bit field, zero-extended on 32-bit (IntPtr.ToInt64 would sign-extend).</summary>
+    public static long ZeroExtended(IntPtr handle) => IntPtr.Size == 4 ? (long)(uint)handle.ToInt32() : handle.ToInt64();
+
     public readonly record struct RefcountExtent(long NextVcn, long Lcn, uint ReferenceCount);
+
+    /// <summary>FILE_ID_INFO: ULONGLONG VolumeSerialNumber, then the 128-bit FILE_ID_128; 24 bytes everywhere.</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct FileIdInfo
+    {
+        public ulong VolumeSerialNumber;
+        public ulong FileIdLow;
+        public ulong FileIdHigh;
+    }
 
     /// <summary>FILE_BASIC_INFO: four FILETIMEs (0 = leave unchanged when setting) and the attributes, padded to 40 bytes.</summary>
     [StructLayout(LayoutKind.Sequential, Size = 40)]

@@ -148,14 +148,60 @@ public sealed class WindowsCloneDecisionTests
     }
 
     [TestMethod]
-    [DataRow(1L, false, new long[] { 0 }, DisplayName = "one byte: its only block")]
-    [DataRow(4096L, true, new long[] { 0 }, DisplayName = "one whole block")]
-    [DataRow(4097L, false, new long[] { 0, 4096 }, DisplayName = "first and last")]
-    [DataRow(1_000_000L, false, new long[] { 0, 999_424 }, DisplayName = "first and last of a larger file")]
-    [DataRow(1_000_000L, true, new long[] { 0, 499_712, 999_424 }, DisplayName = "just written: a middle block too")]
-    public void A_clone_is_read_back_at_its_first_and_last_blocks_and_in_the_middle_when_just_written(long size, bool thorough, long[] expected)
+    [DataRow(20_480L, 5L, true, DisplayName = "five clusters, five shared")]
+    [DataRow(20_000L, 5L, true, DisplayName = "a part cluster at the end counts as one")]
+    [DataRow(20_000L, 4L, false, DisplayName = "one cluster not shared: data not on the disk")]
+    [DataRow(1L, 0L, false, DisplayName = "nothing shared")]
+    public void A_clone_is_evidence_of_data_on_the_disk_only_when_every_cluster_is_shared(long size, long shared, bool expected)
     {
-        CollectionAssert.AreEqual(expected, WindowsCloneDecisions.VerifiedBlockOffsets(size, 4096, thorough).ToArray());
+        Assert.AreEqual(expected, WindowsCloneDecisions.IsFullyShared(shared, size, 4096));
+    }
+
+    [TestMethod]
+    [DataRow(87, true, DisplayName = "87 invalid parameter: no POSIX rename")]
+    [DataRow(50, true, DisplayName = "50 not supported")]
+    [DataRow(6, true, DisplayName = "6 invalid handle, outside the documented list")]
+    [DataRow(5, false, DisplayName = "5 access denied: about the destination")]
+    [DataRow(32, false, DisplayName = "32 sharing violation: about the destination")]
+    [DataRow(3, false, DisplayName = "3 path not found")]
+    [DataRow(112, false, DisplayName = "112 disk full")]
+    [DataRow(0, false, DisplayName = "success")]
+    public void A_POSIX_rename_is_retried_as_a_classic_one_unless_its_error_is_about_the_destination_or_the_disk(int error, bool expected)
+    {
+        Assert.AreEqual(expected, WindowsCloneDecisions.TriesClassicRenameAfter(error));
+    }
+
+    [TestMethod]
+    [DataRow(0x20u, 1u, true, DisplayName = "a regular file with one name")]
+    [DataRow(0x20u, 2u, false, DisplayName = "a hard link")]
+    [DataRow(0x420u, 1u, false, DisplayName = "a symbolic link or junction")]
+    [DataRow(0x10u, 1u, false, DisplayName = "a folder")]
+    public void Only_a_regular_file_with_one_name_is_ever_written_in_place(uint attributes, uint links, bool expected)
+    {
+        Assert.AreEqual(expected, WindowsCloneDecisions.IsSafeToWriteInPlace(new WindowsFileFacts(10, 1, attributes, 0, links)));
+    }
+
+    [TestMethod]
+    public void Only_large_or_sparse_sources_get_the_sparse_flag_first()
+    {
+        Assert.IsFalse(WindowsCloneDecisions.SetsSparseFirst(new WindowsFileFacts(WindowsCloneDecisions.SparseFirstFromBytes - 1, 1, 0x20)));
+        Assert.IsTrue(WindowsCloneDecisions.SetsSparseFirst(new WindowsFileFacts(WindowsCloneDecisions.SparseFirstFromBytes, 1, 0x20)));
+        Assert.IsTrue(WindowsCloneDecisions.SetsSparseFirst(new WindowsFileFacts(10, 1, 0x20 | WindowsCloneDecisions.FileAttributeSparseFile)));
+    }
+
+    [TestMethod]
+    public void Files_smaller_than_a_cluster_are_cloned()
+    {
+        Assert.IsTrue(WindowsCloneDecisions.ClonesFileOf(1, 4096));
+        Assert.IsTrue(WindowsCloneDecisions.ClonesFileOf(4096, 4096));
+    }
+
+    [TestMethod]
+    public void Clones_of_one_source_path_in_any_case_share_one_gate()
+    {
+        var gates = new SourceGates();
+
+        Assert.AreSame(gates.For(@"D:\src\App.dll"), gates.For(@"d:\SRC\app.DLL"));
     }
 
     [TestMethod]

@@ -61,9 +61,9 @@ public sealed class WindowsCloneEngineTests
     }
 
     [TestMethod]
-    public void The_clone_is_made_sparse_before_its_size_is_set_and_the_flag_is_cleared_after_the_clone()
+    public void A_large_clone_is_made_sparse_before_its_size_is_set_and_the_flag_is_cleared_after_the_clone()
     {
-        _files.AddFile(Source, Bytes(10_000), YesterdayFileTime);
+        _files.AddFile(Source, Bytes((int)WindowsCloneDecisions.SparseFirstFromBytes), YesterdayFileTime);
 
         _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
 
@@ -73,6 +73,18 @@ public sealed class WindowsCloneEngineTests
         int cleared = _files.Calls.FindIndex(line => line.StartsWith("SetSparse", StringComparison.Ordinal) && line.EndsWith("False", StringComparison.Ordinal));
         Assert.IsTrue(sparse >= 0 && sparse < size && size < clone && clone < cleared, string.Join(Environment.NewLine, _files.Calls));
         Assert.IsFalse(_files[Destination].Sparse, "a clone of a file that is not sparse must not stay sparse");
+    }
+
+    [TestMethod]
+    public void A_small_clone_is_sized_without_the_sparse_flag_and_its_two_calls()
+    {
+        _files.AddFile(Source, Bytes(100_000), YesterdayFileTime);
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        Assert.AreEqual(0, _files.CallsTo("SetSparse"));
+        Assert.IsFalse(_files[Destination].Sparse);
     }
 
     [TestMethod]
@@ -87,14 +99,17 @@ public sealed class WindowsCloneEngineTests
     }
 
     [TestMethod]
-    public void A_large_clone_on_a_nearly_full_volume_does_not_fail_for_space_because_the_sparse_file_allocates_nothing()
+    public void A_clone_on_a_nearly_full_volume_does_not_fail_for_space_because_it_is_then_sized_as_a_sparse_file()
     {
-        _files.AddFile(Source, Bytes(1 << 20), YesterdayFileTime);
+        byte[] content = Bytes(1 << 20);
+        _files.AddFile(Source, content, YesterdayFileTime);
         _devDrive.FreeBytes = 4096;
 
         CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
 
         Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+        Assert.IsFalse(_files[Destination].Sparse, "the flag set for the space is cleared after the clone");
     }
 
     [TestMethod]
@@ -154,7 +169,6 @@ public sealed class WindowsCloneEngineTests
     [DataRow("DuplicateExtents", 87, DisplayName = "87 invalid parameter, for this file")]
     [DataRow("DuplicateExtents", 1, DisplayName = "1 invalid function")]
     [DataRow("DuplicateExtents", 5, DisplayName = "5 access denied")]
-    [DataRow("SetSparse", 50, DisplayName = "sparse refused")]
     [DataRow("SetEndOfFile", 87, DisplayName = "size refused")]
     [DataRow("GetIntegrity", 1, DisplayName = "cluster size unreadable")]
     public void Any_refusal_of_a_clone_step_makes_that_file_a_copy_and_the_next_file_still_clones(string step, int error)
@@ -180,7 +194,7 @@ public sealed class WindowsCloneEngineTests
     [DataRow("DuplicateExtents", 112, DisplayName = "disk full")]
     [DataRow("DuplicateExtents", 1117, DisplayName = "I/O device error")]
     [DataRow("DuplicateExtents", 23, DisplayName = "CRC error")]
-    [DataRow("SetEndOfFile", 112, DisplayName = "disk full setting the size")]
+    [DataRow("SetEndOfFile", 1117, DisplayName = "I/O device error setting the size")]
     public void A_device_or_disk_full_error_fails_the_copy_naming_the_destination_and_changes_nothing(string step, int error)
     {
         _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
@@ -239,7 +253,21 @@ public sealed class WindowsCloneEngineTests
     }
 
     [TestMethod]
-    public void A_just_written_source_is_flushed_before_it_is_cloned_so_the_clone_holds_its_data()
+    public void A_just_written_source_already_on_the_disk_is_cloned_with_one_metadata_check_and_no_flush()
+    {
+        byte[] content = Bytes(20_000);
+        _files.AddFile(Source, content, SecondsAgo); // written moments ago, and the lazy writer has written it
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+        Assert.AreEqual(0, _files.Flushes, "no device flush on the hot path");
+        Assert.AreEqual(1, _files.CallsTo("CountSharedClusters"), "the evidence: one refcount query of the clone");
+    }
+
+    [TestMethod]
+    public void A_just_written_source_whose_data_is_still_in_the_cache_is_flushed_and_cloned_again_so_the_clone_holds_its_data()
     {
         byte[] content = Bytes(20_000);
         _files.AddJustWrittenFile(Source, content, SecondsAgo);
@@ -247,18 +275,33 @@ public sealed class WindowsCloneEngineTests
         CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
 
         Assert.AreEqual(CloneMethod.Cloned, result.Method);
-        CollectionAssert.AreEqual(content, _files[Destination].Data);
-        Assert.IsTrue(_files.IndexOfCall("Flush " + Source) < _files.IndexOfCall("DuplicateExtents"));
+        CollectionAssert.AreEqual(content, _files[Destination].Data, "never the zeros of the first clone");
+        Assert.AreEqual(5, _files[Destination].SharedClusters, "20,000 bytes: five 4 KiB clusters, all shared");
+        Assert.AreEqual(1, _files.Flushes);
+        int flush = _files.IndexOfCall("Flush " + Source);
+        Assert.IsTrue(_files.IndexOfCall("CountSharedClusters") < flush && flush < _files.Calls.FindLastIndex(line => line.StartsWith("DuplicateExtents", StringComparison.Ordinal)), string.Join(Environment.NewLine, _files.Calls));
+        AssertNoTemporaryFileIn(@"D:\out");
     }
 
     [TestMethod]
-    public void A_source_written_long_ago_is_not_flushed()
+    public void A_source_written_long_ago_is_neither_checked_nor_flushed()
     {
         _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
 
         _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
 
         Assert.AreEqual(0, _files.CallsTo("Flush"));
+        Assert.AreEqual(0, _files.CallsTo("CountSharedClusters"));
+    }
+
+    [TestMethod]
+    public void The_source_is_opened_non_cached()
+    {
+        _files.AddFile(Source, Bytes(20_000), SecondsAgo);
+
+        _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(_files.IndexOfCall("Open " + Source), _files.IndexOfCall($"Open {Source} NoBuffering"));
     }
 
     [TestMethod]
@@ -276,17 +319,30 @@ public sealed class WindowsCloneEngineTests
     }
 
     [TestMethod]
-    public void A_clone_that_reads_back_as_other_data_is_replaced_by_a_copy()
+    [DataRow(false, DisplayName = "the refcount query counts too few shared clusters")]
+    [DataRow(true, DisplayName = "the refcount query fails")]
+    public void A_just_written_clone_that_is_not_shared_even_after_a_flush_is_replaced_by_a_copy(bool queryFails)
     {
         byte[] content = Bytes(20_000);
-        _files.AddFile(Source, content, YesterdayFileTime);
-        _devDrive.ClonesReadAsZeros = true;
+        _files.AddFile(Source, content, SecondsAgo);
+        if (queryFails)
+        {
+            _files.Fail("CountSharedClusters", 1, times: 2);
+        }
+        else
+        {
+            // As if the data left the disk before every clone: no flush can make this clone shared.
+            _files.OnCall = call => _files[Source].Allocated = call == "DuplicateExtents" ? false : _files[Source].Allocated;
+        }
 
         CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
 
         Assert.AreEqual(CloneMethod.Copied, result.Method);
-        Assert.AreEqual(WindowsCloneDecisions.CloneDidNotMatch, result.Detail);
+        Assert.AreEqual(WindowsCloneDecisions.CloneNotShared, result.Detail);
+        Assert.AreEqual(1, _files.Flushes);
         CollectionAssert.AreEqual(content, _files[Destination].Data);
+        Assert.IsFalse(_files[Destination].SharesClusters);
+        AssertNoTemporaryFileIn(@"D:\out");
     }
 
     [TestMethod]
@@ -299,7 +355,7 @@ public sealed class WindowsCloneEngineTests
         CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
 
         Assert.AreEqual(CloneMethod.Cloned, result.Method, "reported from the file's clusters, not assumed");
-        Assert.AreEqual(1, _files.CallsTo("HasSharedClusters"));
+        Assert.AreEqual(1, _files.CallsTo("CountSharedClusters"));
     }
 
     [TestMethod]
@@ -311,7 +367,7 @@ public sealed class WindowsCloneEngineTests
         CloneResult result = _engine.CloneOrCopy(@"C:\src\a.dll", @"C:\out\a.dll", CancellationToken.None);
 
         Assert.AreEqual(CloneMethod.Copied, result.Method);
-        Assert.AreEqual(0, _files.CallsTo("HasSharedClusters"));
+        Assert.AreEqual(0, _files.CallsTo("CountSharedClusters"));
     }
 
     [TestMethod]
@@ -328,6 +384,28 @@ public sealed class WindowsCloneEngineTests
         Assert.AreEqual(FallbackReason.DifferentVolumes, result.Reason);
         CollectionAssert.AreEqual(content, _files[@"E:\out\App.dll"].Data);
         AssertNoTemporaryFileIn(@"E:\out");
+        Assert.AreEqual(1, _files.CallsTo("DuplicateExtents"), "tried once: which volume the new file is on is asked only after a refusal");
+    }
+
+    [TestMethod]
+    public void Two_volumes_whose_serials_share_their_low_32_bits_are_told_apart()
+    {
+        FakeVolume refs = _files.AddVolume(@"F:\", "ReFS", serial: 0x1_0000_5151, blockCloning: true);
+        _files.AddVolume(@"G:\", "NTFS", serial: 0x2_0000_5151, blockCloning: false);
+        foreach (string folder in new[] { @"F:\src", @"F:\out", @"G:\src", @"G:\out" })
+        {
+            _files.AddFolder(folder);
+        }
+
+        _files.AddFile(@"G:\src\a.dll", Bytes(5000), YesterdayFileTime);
+        _files.AddFile(@"F:\src\a.dll", Bytes(5000), YesterdayFileTime);
+
+        CloneResult onNtfs = _engine.CloneOrCopy(@"G:\src\a.dll", @"G:\out\a.dll", CancellationToken.None);
+        CloneResult onRefs = _engine.CloneOrCopy(@"F:\src\a.dll", @"F:\out\a.dll", CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, onNtfs.Method);
+        Assert.AreEqual(CloneMethod.Cloned, onRefs.Method, "the volume cache is keyed on the 64-bit serial (FILE_ID_INFO)");
+        Assert.AreEqual(1, refs.FlagQueries);
     }
 
     [TestMethod]
@@ -415,20 +493,91 @@ public sealed class WindowsCloneEngineTests
     [TestMethod]
     [DataRow(true, DisplayName = "with POSIX renames")]
     [DataRow(false, DisplayName = "without POSIX renames")]
-    public void An_open_destination_whose_reader_does_not_share_delete_is_a_sharing_violation_naming_the_destination(bool posixRenames)
+    public void An_open_destination_whose_holder_shares_writing_but_not_delete_is_written_in_place_as_the_stock_task_writes_it(bool posixRenames)
+    {
+        _devDrive.HasPosixRename = posixRenames;
+        byte[] content = Bytes(20_000, seed: 2);
+        _files.AddFile(Source, content, YesterdayFileTime);
+        _files.AddFile(Destination, Bytes(500, seed: 3), YesterdayFileTime);
+        using var holder = (FakeHandle)_files.OpenAsAnotherProcess(Destination, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Write);
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method, "cloned into the existing file");
+        Assert.IsTrue(result.WrittenInPlace);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+        Assert.AreSame(holder.Node, _files[Destination], "the same file, written in place: its holder sees the new data");
+        Assert.AreEqual(YesterdayFileTime, _files[Destination].LastWriteTime);
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    public void On_a_volume_that_cannot_clone_a_held_destination_is_written_in_place_by_CopyFile_as_the_stock_task_writes_it()
+    {
+        byte[] content = Bytes(20_000, seed: 2);
+        _files.AddFile(@"C:\src\a.dll", content, YesterdayFileTime);
+        _files.AddFile(@"C:\out\a.dll", Bytes(500, seed: 3), YesterdayFileTime);
+        using var holder = (FakeHandle)_files.OpenAsAnotherProcess(@"C:\out\a.dll", WindowsAccess.Read, WindowsShare.Read | WindowsShare.Write | WindowsShare.Delete);
+        _ntfs.HasPosixRename = false; // FAT32, exFAT, Wine: the classic rename cannot replace an open file
+
+        CloneResult result = _engine.CloneOrCopy(@"C:\src\a.dll", @"C:\out\a.dll", CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Copied, result.Method);
+        Assert.IsTrue(result.WrittenInPlace);
+        CollectionAssert.AreEqual(content, holder.Node.Data);
+        Assert.AreEqual(1, _files.Calls.Count(line => line == @"CopyFile C:\out\a.dll replace"));
+        AssertNoTemporaryFileIn(@"C:\out");
+    }
+
+    [TestMethod]
+    [DataRow(true, DisplayName = "with POSIX renames")]
+    [DataRow(false, DisplayName = "without POSIX renames")]
+    public void An_open_destination_whose_holder_shares_only_reading_is_a_sharing_violation_naming_the_destination(bool posixRenames)
     {
         _devDrive.HasPosixRename = posixRenames;
         _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
         byte[] old = Bytes(500, seed: 3);
         _files.AddFile(Destination, old, YesterdayFileTime);
-        using WindowsFile reader = _files.OpenAsAnotherProcess(Destination, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Write);
+        using WindowsFile reader = _files.OpenAsAnotherProcess(Destination, WindowsAccess.Read, WindowsShare.Read);
 
         var thrown = Assert.ThrowsExactly<IOException>(() => _engine.CloneOrCopy(Source, Destination, CancellationToken.None));
 
         Assert.AreEqual(unchecked((int)0x80070020), thrown.HResult, "a sharing violation, which Copy retries (MSB3026) like the stock task's");
         StringAssert.Contains(thrown.Message, Destination);
-        CollectionAssert.AreEqual(old, _files[Destination].Data, "never written in place under a reader");
+        CollectionAssert.AreEqual(old, _files[Destination].Data);
         AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    [DataRow(2u, 0u, DisplayName = "a hard link: its other name would change too")]
+    [DataRow(1u, WindowsCloneDecisions.FileAttributeReparsePoint, DisplayName = "a symbolic link: its target would change")]
+    public void A_held_destination_that_is_a_link_is_never_written_through(uint links, uint attributes)
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        byte[] old = Bytes(500, seed: 3);
+        FakeNode destination = _files.AddFile(Destination, old, YesterdayFileTime, attributes: 0x20 | attributes);
+        destination.Links = links;
+        using WindowsFile holder = _files.OpenAsAnotherProcess(Destination, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Write);
+
+        var thrown = Assert.ThrowsExactly<IOException>(() => _engine.CloneOrCopy(Source, Destination, CancellationToken.None));
+
+        Assert.AreEqual(unchecked((int)0x80070020), thrown.HResult, "the stock task's sharing violation, retried");
+        CollectionAssert.AreEqual(old, _files[Destination].Data);
+        Assert.AreEqual(0, _files.CallsTo("CopyFile"));
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
+    public void A_POSIX_rename_refused_with_an_error_outside_the_known_list_falls_back_to_the_classic_rename()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        _files.Fail("Rename", 6); // ERROR_INVALID_HANDLE, e.g. from a 32-bit process on WOW64
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method);
+        string[] renames = _files.Calls.Where(line => line.StartsWith("Rename", StringComparison.Ordinal)).ToArray();
+        CollectionAssert.AreEqual(new[] { "posix", "classic" }, renames.Select(line => line.Split(' ').Last()).ToArray());
     }
 
     [TestMethod]

@@ -103,6 +103,32 @@ public sealed class WindowsNativeLayoutTests
     }
 
     [TestMethod]
+    public void Shared_clusters_are_counted_from_allocated_extents_referenced_more_than_once()
+    {
+        Assert.AreEqual(0, WindowsStructs.SharedClustersOf(new WindowsStructs.RefcountExtent(10, 5000, 1), 0), "referenced once: not shared");
+        Assert.AreEqual(20, WindowsStructs.SharedClustersOf(new WindowsStructs.RefcountExtent(30, 9000, 2), 10), "VCN 10 to 30");
+        Assert.AreEqual(0, WindowsStructs.SharedClustersOf(new WindowsStructs.RefcountExtent(40, -1, 2), 30), "LCN -1: a hole, nothing on the disk");
+    }
+
+    [TestMethod]
+    public unsafe void FILE_ID_INFO_is_24_bytes_with_the_64_bit_volume_serial_first()
+    {
+        Assert.AreEqual(24, sizeof(WindowsStructs.FileIdInfo));
+        var info = new WindowsStructs.FileIdInfo { VolumeSerialNumber = 0x1122334455667788 };
+        Assert.AreEqual(0x55667788u, *(uint*)&info, "little-endian: the low 32 bits, which BY_HANDLE_FILE_INFORMATION gives, first");
+    }
+
+    [TestMethod]
+    public void A_handle_is_passed_zero_extended_in_its_64_bit_field()
+    {
+        Assert.AreEqual(0x1234L, WindowsStructs.ZeroExtended(new IntPtr(0x1234)));
+        if (IntPtr.Size == 4)
+        {
+            Assert.AreEqual(0x8000_0000L, WindowsStructs.ZeroExtended(new IntPtr(int.MinValue)), "never sign-extended on 32-bit");
+        }
+    }
+
+    [TestMethod]
     [DataRow(@"C:\out\App.dll", false)]
     [DataRow(@"C:\out\App.dll:Zone.Identifier", true)]
     [DataRow(@"\\?\C:\out\App.dll", false)]

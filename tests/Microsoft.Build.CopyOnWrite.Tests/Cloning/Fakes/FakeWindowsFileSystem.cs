@@ -15,12 +15,16 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Cloning.Fakes;
 /// <item>FSCTL_DUPLICATE_EXTENTS_TO_FILE: same volume (17), a volume with FILE_SUPPORTS_BLOCK_REFCOUNTING (1),
 /// cluster-aligned offset and length (87), a range inside both files' last cluster, so EOF is set first (87), a
 /// sparse source only into a sparse destination (87), equal integrity settings (87), at most 8,175 references to a
-/// cluster (347). It shares what is on the disk: data a writer left in the cache only reads back as zeros.</item>
+/// cluster (347). It shares what is on the disk: data a writer left in the cache has no clusters yet (delayed
+/// allocation), so that part of a clone reads back as zeros and shares nothing, which the refcount query shows.
+/// FlushFileBuffers puts the data on the disk.</item>
+/// <item>FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT counts the clusters a file shares with another.</item>
 /// <item>SetEndOfFile of a file that is not sparse allocates, and fails with ERROR_DISK_FULL past the free space.</item>
 /// <item>A replacing rename needs DELETE access; over a file others hold open, the classic rename is refused (5),
 /// the POSIX one goes through when every handle shares delete (else 32), where the volume has POSIX renames (else 87).</item>
 /// <item>CopyFileExW copies data, attributes, last-write time and alternate data streams, fails if the destination
-/// exists (80), and on a volume marked as Windows 11 24H2 clones by itself.</item>
+/// exists (80) unless asked to replace it, then writes into it under its holders (they must share writing, else 32;
+/// read-only: 5), and on a volume marked as Windows 11 24H2 clones by itself.</item>
 /// </list>
 /// Every call is written to <see cref="Calls"/> so tests can check the order of steps; failures can be injected per call.
 /// </summary>
@@ -44,7 +48,7 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
     /// <summary>Position of the first call that starts with <paramref name="prefix"/>; -1 when none.</summary>
     public int IndexOfCall(string prefix) => Calls.FindIndex(line => line.StartsWith(prefix, StringComparison.Ordinal));
 
-    public FakeVolume AddVolume(string root, string fileSystemName, uint serial, bool blockCloning, uint clusterBytes = 4096)
+    public FakeVolume AddVolume(string root, string fileSystemName, ulong serial, bool blockCloning, uint clusterBytes = 4096)
     {
         var volume = new FakeVolume(root, fileSystemName, serial, blockCloning ? WindowsCloneDecisions.FileSupportsBlockRefcounting | 0x3u : 0x3u, clusterBytes);
         _volumes.Add(volume);
@@ -65,7 +69,7 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
     /// <summary>A file a writer has just written: its data sits in the cache, the disk still holds zeros.</summary>
     public FakeNode AddJustWrittenFile(string path, byte[] data, long lastWriteTime)
     {
-        var node = new FakeNode(data, new byte[data.Length], 0x20, lastWriteTime);
+        var node = new FakeNode(data, new byte[data.Length], 0x20, lastWriteTime) { Allocated = false };
         _files[path] = node;
         return node;
     }
@@ -97,12 +101,12 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
         }
     }
 
-    public int Open(string path, WindowsAccess access, WindowsShare share, WindowsCreation creation, out WindowsFile? file)
+    public int Open(string path, WindowsAccess access, WindowsShare share, WindowsCreation creation, out WindowsFile? file, WindowsOpenOptions options = WindowsOpenOptions.None)
     {
         lock (_lock)
         {
             file = null;
-            int error = Injected(nameof(Open), path);
+            int error = Injected(nameof(Open), path, options == WindowsOpenOptions.None ? null : options.ToString());
             if (error != 0)
             {
                 return error;
@@ -161,7 +165,7 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
             return error;
         }
 
-        facts = new WindowsFileFacts(handle.Node.Data.Length, VolumeOf(handle.Path).Serial, handle.Node.AllAttributes, handle.Node.LastWriteTime);
+        facts = new WindowsFileFacts(handle.Node.Data.Length, VolumeOf(handle.Path).Serial, handle.Node.AllAttributes, handle.Node.LastWriteTime, handle.Node.Links);
         return 0;
     }
 
@@ -254,7 +258,7 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
             volume.FreeBytes -= Math.Max(0, growth);
         }
 
-        handle.Node.Resize(size);
+        handle.Node.Resize(size, volume.ClusterBytes);
         return 0;
     }
 
@@ -302,12 +306,19 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
         long end = Math.Min(chunk.Offset + chunk.Length, to.Node.Data.Length);
         for (long i = chunk.Offset; i < end; i++)
         {
-            to.Node.Data[i] = volume.ClonesReadAsZeros ? (byte)0 : from.Node.OnDisk[i];
+            to.Node.Data[i] = from.Node.Allocated ? from.Node.OnDisk[i] : (byte)0;
             to.Node.OnDisk[i] = to.Node.Data[i];
         }
 
-        from.Node.References++;
-        to.Node.SharesClusters = from.Node.SharesClusters = true;
+        if (from.Node.Allocated)
+        {
+            // Cloning over clusters the file already shares (a second attempt into the same file) shares no more of them.
+            long clusters = RoundUp(end - chunk.Offset, cluster) / cluster;
+            to.Node.SharedClusters = Math.Min(to.Node.SharedClusters + clusters, RoundUp(to.Node.Data.Length, cluster) / cluster);
+            from.Node.References++;
+            from.Node.SharedClusters = Math.Max(from.Node.SharedClusters, clusters);
+        }
+
         return 0;
     }
 
@@ -326,22 +337,20 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
         }
 
         handle.Node.OnDisk = (byte[])handle.Node.Data.Clone();
+        handle.Node.Allocated = true;
+        Flushes++;
         return 0;
     }
 
-    public int Read(WindowsFile file, long offset, byte[] buffer, int count, out int read)
-    {
-        FakeHandle handle = Use(file);
-        read = 0;
-        int error = Injected(nameof(Read), handle.Path, offset.ToString());
-        if (error != 0)
-        {
-            return error;
-        }
+    /// <summary>Device-wide cache flushes so far (FlushFileBuffers syncs the whole device, not only the file).</summary>
+    public int Flushes { get; private set; }
 
-        read = (int)Math.Max(0, Math.Min(count, handle.Node.Data.Length - offset));
-        Array.Copy(handle.Node.Data, offset, buffer, 0, read);
-        return 0;
+    /// <summary>The lazy writer has written this file's cached data: it is on the disk now.</summary>
+    public void LazyWrite(string path)
+    {
+        FakeNode node = _files[path];
+        node.OnDisk = (byte[])node.Data.Clone();
+        node.Allocated = true;
     }
 
     public int SetBasicInfo(WindowsFile file, long creationTime, long lastAccessTime, long lastWriteTime, uint attributes)
@@ -366,18 +375,24 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
         return 0;
     }
 
-    public int HasSharedClusters(WindowsFile file, out bool shared)
+    public int CountSharedClusters(WindowsFile file, out long sharedClusters)
     {
         FakeHandle handle = Use(file);
-        shared = handle.Node.SharesClusters;
-        return Injected(nameof(HasSharedClusters), handle.Path);
+        sharedClusters = handle.Node.SharedClusters;
+        int error = Injected(nameof(CountSharedClusters), handle.Path);
+        if (error != 0)
+        {
+            sharedClusters = 0;
+        }
+
+        return error;
     }
 
-    public int CopyFile(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public int CopyFile(string sourcePath, string destinationPath, bool replaceExisting, CancellationToken cancellationToken)
     {
         lock (_lock)
         {
-            int error = Injected(nameof(CopyFile), destinationPath);
+            int error = Injected(nameof(CopyFile), destinationPath, replaceExisting ? "replace" : null);
             if (error != 0)
             {
                 return error;
@@ -402,20 +417,39 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
                     return WindowsErrors.PathNotFound;
                 }
 
-                if (_files.ContainsKey(destinationPath))
-                {
-                    return WindowsErrors.FileExists;
-                }
-
                 FakeNode from = _files[sourcePath];
                 FakeVolume volume = VolumeOf(destinationPath);
+                bool clones = volume.CopyFileClones && VolumeOf(sourcePath) == volume && WindowsCloneDecisions.SupportsBlockCloning(volume.Flags) && from.Data.Length > 0;
+                if (_files.TryGetValue(destinationPath, out FakeNode? existing))
+                {
+                    if (!replaceExisting)
+                    {
+                        return WindowsErrors.FileExists;
+                    }
+
+                    // Written into, under its holders, as under Wine 8 (which lets a holder that shares writing keep
+                    // its handle); unconfirmed on Windows, where the stock task's File.Copy meets the same rule.
+                    if ((existing.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) != 0)
+                    {
+                        return WindowsErrors.AccessDenied;
+                    }
+
+                    if (existing.OpenHandles.Any(other => (other.Share & WindowsShare.Write) == 0))
+                    {
+                        return WindowsErrors.SharingViolation;
+                    }
+
+                    existing.Replace(from.Data, from.Attributes, from.LastWriteTime, clones ? ClustersOf(from, volume) : 0);
+                    return 0;
+                }
+
                 var copy = new FakeNode((byte[])from.Data.Clone(), (byte[])from.Data.Clone(), from.Attributes, from.LastWriteTime)
                 {
                     Streams = new Dictionary<string, byte[]>(from.Streams),
                 };
-                if (volume.CopyFileClones && VolumeOf(sourcePath) == volume && WindowsCloneDecisions.SupportsBlockCloning(volume.Flags) && from.Data.Length > 0)
+                if (clones)
                 {
-                    copy.SharesClusters = from.SharesClusters = true;
+                    copy.SharedClusters = from.SharedClusters = ClustersOf(from, volume);
                 }
 
                 _files[destinationPath] = copy;
@@ -530,6 +564,8 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
 
     private static long RoundUp(long value, long unit) => (value + unit - 1) / unit * unit;
 
+    private static long ClustersOf(FakeNode node, FakeVolume volume) => RoundUp(node.Data.Length, volume.ClusterBytes) / volume.ClusterBytes;
+
     private static string FolderOf(string path) => path.Substring(0, Math.Max(0, path.LastIndexOf('\\')));
 
     private FakeHandle Use(WindowsFile file)
@@ -558,7 +594,7 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
 /// <summary>One volume of the fake, with the facts tests set.</summary>
 internal sealed class FakeVolume
 {
-    public FakeVolume(string root, string fileSystemName, uint serial, uint flags, uint clusterBytes)
+    public FakeVolume(string root, string fileSystemName, ulong serial, uint flags, uint clusterBytes)
     {
         Root = root;
         FileSystemName = fileSystemName;
@@ -571,7 +607,7 @@ internal sealed class FakeVolume
 
     public string FileSystemName { get; }
 
-    public uint Serial { get; }
+    public ulong Serial { get; }
 
     public uint Flags { get; }
 
@@ -589,9 +625,6 @@ internal sealed class FakeVolume
 
     /// <summary>Windows 11 24H2: CopyFile block-clones by itself on this volume.</summary>
     public bool CopyFileClones { get; set; }
-
-    /// <summary>A volume that answers a clone with success and zeros, even for data on the disk.</summary>
-    public bool ClonesReadAsZeros { get; set; }
 
     public long FreeBytes { get; set; } = long.MaxValue;
 
@@ -623,7 +656,15 @@ internal sealed class FakeNode
 
     public bool Integrity { get; set; }
 
-    public bool SharesClusters { get; set; }
+    /// <summary>Whether the data has clusters on the disk (false for a just-written file until it is flushed or lazily written).</summary>
+    public bool Allocated { get; set; } = true;
+
+    /// <summary>Clusters shared with another file, as the refcount query counts them.</summary>
+    public long SharedClusters { get; set; }
+
+    public bool SharesClusters => SharedClusters > 0;
+
+    public uint Links { get; set; } = 1;
 
     public int References { get; set; }
 
@@ -635,13 +676,22 @@ internal sealed class FakeNode
         | (Sparse ? WindowsCloneDecisions.FileAttributeSparseFile : 0)
         | (Integrity ? WindowsCloneDecisions.FileAttributeIntegrityStream : 0);
 
-    public void Resize(long size)
+    public void Resize(long size, long clusterBytes)
     {
         byte[] data = Data;
         byte[] onDisk = OnDisk;
         Array.Resize(ref data, (int)size);
         Array.Resize(ref onDisk, (int)size);
         (Data, OnDisk) = (data, onDisk);
+        SharedClusters = Math.Min(SharedClusters, (size + clusterBytes - 1) / clusterBytes);
+    }
+
+    /// <summary>New content for the same file (what its holders see next).</summary>
+    public void Replace(byte[] data, uint attributes, long lastWriteTime, long sharedClusters)
+    {
+        Data = (byte[])data.Clone();
+        OnDisk = (byte[])data.Clone();
+        (Attributes, LastWriteTime, SharedClusters, Allocated) = (attributes, lastWriteTime, sharedClusters, true);
     }
 }
 
