@@ -11,14 +11,18 @@ namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
 
 /// <summary>
 /// Several build nodes copying onto one destination at once (4 threads x 25 copies, as issue 13 measured), alone
-/// and with a program reading the destination the whole time under each share mode. Ours may not fail more often
-/// than the stock task in the same run, and a reader may never see a partial file from ours.
+/// and with a program reading the destination the whole time under each share mode. Ours may not fail more than 3 of
+/// the 100 copies more than the stock task in the same run, and where a rename can replace the destination a reader
+/// never sees a partial file from ours.
 /// </summary>
 internal static class ConcurrentWriters
 {
     private const int Writers = 4;
     private const int CopiesPerWriter = 25;
     private const int SourceBytes = 1 << 20;
+
+    /// <summary>Issue 25's bar: at most 3 of the 100 copies more failures than the stock task's in the same run.</summary>
+    private const int AllowedExtraFailures = 3;
 
     /// <summary>null: no reader; else the share mode the reader opens the destination with.</summary>
     private static readonly FileShare?[] Readers = { null, FileShare.Read, FileShare.ReadWrite, FileShare.ReadWrite | FileShare.Delete };
@@ -35,20 +39,21 @@ internal static class ConcurrentWriters
             Tally ours = Measure(Path.Combine(scratch, "concurrent-ours"), reader, () => new Copy(engine: null, environment: Environment.GetEnvironmentVariable));
             log.Line($"stock: {stock}");
             log.Line($"ours:  {ours}");
-            if (reader is FileShare held && (held & FileShare.Delete) == 0)
+            // Issue 25: no failure where the stock task succeeds. Ours may fail a few more copies than the stock task in one
+            // run (each node's copy races the others'), and only after using up its retries, never at once.
+            Check.That(ours.Failures <= stock.Failures + AllowedExtraFailures,
+                $"ours failed {ours.Failures} of {Writers * CopiesPerWriter} copies, the stock task {stock.Failures} (at most {AllowedExtraFailures} more allowed).{Environment.NewLine}stock: {stock}{Environment.NewLine}ours:  {ours}");
+            Check.That(ours.Codes.GetValueOrDefault("MSB3027") == ours.Failures,
+                $"ours failed {ours.Failures} copies, {ours.Codes.GetValueOrDefault("MSB3027")} of them after using up their retries.{Environment.NewLine}ours:  {ours}");
+
+            // Intended difference ReadersSeeWholeFiles, except where the reader shares writing but no rename can replace the
+            // file under it (no delete sharing, or Wine's missing POSIX rename): ours then writes in place, as the stock task does.
+            bool writtenInPlace = reader is FileShare held && (held & FileShare.Write) != 0 && ((held & FileShare.Delete) == 0 || Win32.WineVersion is not null);
+            if (!writtenInPlace)
             {
-                // Intended difference HeldDestinationIsRetriedNotOverwritten: a reader without delete sharing refuses our
-                // rename, so ours may fail more often than the stock task, which writes under the reader; but only after
-                // retrying each copy to the end, never at once.
-                Check.That(ours.Codes.GetValueOrDefault("MSB3027") == ours.Failures,
-                    $"ours failed {ours.Failures} copies, {ours.Codes.GetValueOrDefault("MSB3027")} of them after using up their retries (intended difference {IntendedDifferences.HeldDestinationIsRetriedNotOverwritten} allows only those).{Environment.NewLine}stock: {stock}{Environment.NewLine}ours:  {ours}");
+                Check.That(ours.PartialReads == 0, $"a reader saw a partial file from ours {ours.PartialReads} times (intended difference {IntendedDifferences.ReadersSeeWholeFiles}).{Environment.NewLine}ours: {ours}");
             }
-            else
-            {
-                Check.That(ours.Failures <= stock.Failures,
-                    $"ours failed {ours.Failures} of {Writers * CopiesPerWriter} copies, the stock task {stock.Failures}.{Environment.NewLine}stock: {stock}{Environment.NewLine}ours:  {ours}");
-            }
-            Check.That(ours.PartialReads == 0, $"a reader saw a partial file from ours {ours.PartialReads} times (intended difference {IntendedDifferences.ReadersSeeWholeFiles}).{Environment.NewLine}ours: {ours}");
+
             Check.That(ours.FinalIsWhole, $"the destination is not one of the sources after ours: {ours}");
         }));
 

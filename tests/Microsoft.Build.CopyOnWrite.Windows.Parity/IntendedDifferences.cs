@@ -56,7 +56,10 @@ internal static class IntendedDifferences
         new(ReadersSeeWholeFiles, Always: false,
             "A program reading the destination while copies land on it sees either the old or the new file in ours (made beside it, "
             + "renamed into place), while the stock task truncates and rewrites the file, so a reader can see a partial file. The "
-            + "concurrent-writer tests count partial reads for both tasks and require none from ours only.",
+            + "exception is a reader that shares writing but not deleting (or any reader, on a file system without POSIX renames): "
+            + "no rename can replace the file under it, so ours writes it in place as the stock task does, and that reader can see "
+            + "a partial file from either. The concurrent-writer tests count partial reads for both tasks and require none from ours "
+            + "where a rename can replace the destination.",
             (stock, ours) => { }),
 
         new(CancelStopsRetryWait, Always: false,
@@ -66,14 +69,15 @@ internal static class IntendedDifferences
             (stock, ours) => { }),
 
         new(HeldDestinationIsRetriedNotOverwritten, Always: false,
-            "A destination another process holds open without FILE_SHARE_DELETE: the stock task's delete fails and, where the holder "
-            + "shares writing, CopyFile overwrites the open file in place (the holder can read a half-written file, and a hard-linked "
-            + "destination is written through). Ours never writes under a holder: the new file is renamed into place, which Windows "
-            + "refuses while such a handle is open, so ours retries it as a sharing violation naming the destination (MSB3026), as the "
-            + "stock task does when the holder shares no writing, and ends with MSB3027 + MSB3021 and the old destination whole if the "
-            + "holder never lets go. With delete sharing, Windows 10 1607+ replaces the file (POSIX rename); Wine 8 cannot, so those "
-            + "cases are skipped under Wine. Normalised only when ours failed after nothing but such retries and left the old destination "
-            + "whole; the concurrent-writer tests require every failure of ours to have used up its retries (MSB3027).",
+            "A destination another process holds open sharing no writing, where no rename can replace it: without FILE_SHARE_DELETE, "
+            + "or on a file system without POSIX renames (FAT32, exFAT, Wine 8). The stock task's delete either fails (no delete "
+            + "sharing: it retries, as ours does) or goes through and it creates a new file; ours can neither rename over the file nor "
+            + "write into it (the holder refuses writing), so ours retries it as a sharing violation naming the destination (MSB3026) "
+            + "and ends with MSB3027 + MSB3021 and the old destination whole if the holder never lets go. A holder that shares writing "
+            + "is not in this entry: there ours writes in place, as the stock task does. On Windows 10 1607+ with NTFS or ReFS a holder "
+            + "sharing delete is replaced by the POSIX rename, so the difference remains under Wine only. Normalised only when ours "
+            + "failed after nothing but such retries and left the old destination whole; the concurrent-writer tests require every "
+            + "failure of ours to have used up its retries (MSB3027).",
             RetriedHeldDestination),
     };
 

@@ -52,10 +52,12 @@ internal static class Scenarios
             .Shows(IntendedDifferences.FailedCopyKeepsDestination, "{R}/out/a.txt");
         foreach (FileShare share in HolderShareModes)
         {
-            yield return S($"open destination, holder shares {Describe(share)}").WithSource().Sources("{R}/src/a.txt").Destinations("{R}/out/a.txt").FastRetries()
+            WindowsScenario held = S($"open destination, holder shares {Describe(share)}").WithSource().Sources("{R}/src/a.txt").Destinations("{R}/out/a.txt").FastRetries()
                 .Arrange(t => t.File("out/a.txt", "old", time: WindowsTree.OtherTime).Hold("out/a.txt", FileAccess.Read, share))
-                .Shows(IntendedDifferences.FailedCopyKeepsDestination, "{R}/out/a.txt")
-                .Shows(IntendedDifferences.HeldDestinationIsRetriedNotOverwritten)
+                .Shows(IntendedDifferences.FailedCopyKeepsDestination, "{R}/out/a.txt");
+
+            // A holder that shares writing is written in place by both tasks (issue 25): no difference may remain there.
+            yield return ((share & FileShare.Write) == 0 ? held.Shows(IntendedDifferences.HeldDestinationIsRetriedNotOverwritten) : held)
                 .NotUnderWine(share == (FileShare.ReadWrite | FileShare.Delete) ? WineLacksPosixDeleteAndRename : null);
         }
 

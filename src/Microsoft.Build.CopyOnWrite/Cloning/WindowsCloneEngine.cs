@@ -55,6 +55,9 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     private readonly Func<long> _utcNowFileTime;
     private readonly SourceGates _sourceGates = new();
 
+    /// <summary>How long a destination held open is waited for before its sharing violation goes to the task's retries.</summary>
+    private static readonly TimeSpan HeldDestinationPatience = TimeSpan.FromMilliseconds(50);
+
     public WindowsCloneEngine(IWindowsFileSystem files, CloneCapabilityCache refusals)
         : this(files, refusals, () => DateTime.UtcNow.ToFileTimeUtc())
     {
@@ -213,10 +216,10 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             if (attempt.Outcome == CloneOutcome.Cloned)
             {
                 SetCopyMetadata(clone!, facts, destinationPath);
-                if (!ReplaceDestination(clone!, destinationPath, volume))
+                int held = RenameOver(clone!, destinationPath, volume);
+                if (held != 0 && !ReplaceHeldDestinationWithClone(clone!, source, temporaryPath, destinationPath, facts, volume, clusterBytes, held, cancellationToken))
                 {
                     clone!.Dispose();
-                    WriteInPlace(source, temporaryPath, destinationPath, facts, volume, clusterBytes, cancellationToken);
                     DeleteTemporary(temporaryPath);
                     return new CloneAttempt(CloneOutcome.Cloned, null, WrittenInPlace: true);
                 }
@@ -446,11 +449,11 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
             // Windows 11 24H2's CopyFile clones by itself where it can: the file system's record says which it did.
             bool clonedByWindows = volume is { CanClone: true } && _files.CountSharedClusters(copy!, out long shared) == 0 && shared > 0;
-            bool replaced = ReplaceDestination(copy!, destinationPath, volume);
+            int held = RenameOver(copy!, destinationPath, volume);
+            bool replaced = held == 0 || ReplaceHeldDestinationWithCopy(copy!, sourcePath, destinationPath, facts, volume, held, cancellationToken);
             if (!replaced)
             {
                 copy!.Dispose();
-                CopyInPlace(sourcePath, destinationPath, facts, cancellationToken);
                 DeleteTemporary(temporaryPath);
             }
 
@@ -491,11 +494,10 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// Renames the new file over the destination. False when the destination is held open so that no rename can
-    /// replace it, and it may be written in place instead (<see cref="WindowsCloneDecisions.IsSafeToWriteInPlace"/>);
-    /// throws the stock task's exception when it may not.
+    /// Renames the new file over the destination: 0, or the error of a destination that another process may hold open
+    /// (<see cref="WindowsCloneDecisions.MayBeHeldOpen"/>). Throws for every other error.
     /// </summary>
-    private bool ReplaceDestination(WindowsFile file, string destinationPath, WindowsVolume? volume)
+    private int RenameOver(WindowsFile file, string destinationPath, WindowsVolume? volume)
     {
         bool posix = volume?.PosixRename != false;
         int error = _files.Rename(file, destinationPath, posix);
@@ -511,17 +513,55 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             error = _files.Rename(file, destinationPath, posixSemantics: false);
         }
 
-        if (error == 0)
-        {
-            return true;
-        }
+        return error == 0 || WindowsCloneDecisions.MayBeHeldOpen(error) ? error : throw RenameFailure(error, destinationPath);
+    }
 
-        if (WindowsCloneDecisions.MayBeHeldOpen(error) && CanWriteInPlace(destinationPath))
+    /// <summary>
+    /// A destination that no rename could replace: another process holds it open (or it may not be replaced at all).
+    /// For a moment (<see cref="HeldDestinationPatience"/>), as long as the holder keeps it: write it in place where
+    /// that is safe and the holder lets it be written, as the stock task does; else rename again as soon as the holder
+    /// lets go. Holders such as indexers and virus scanners keep a new file for milliseconds, and the task's own retry
+    /// waits a second. True: replaced by the rename; false: written in place. Throws the stock task's exception when
+    /// the moment passes.
+    /// </summary>
+    private bool ReplaceHeldDestination(WindowsFile file, string destinationPath, WindowsVolume? volume, int error, Func<int> writeInPlace)
+    {
+        bool inPlaceIsSafe = CanWriteInPlace(destinationPath);
+        long giveUpAt = System.Diagnostics.Stopwatch.GetTimestamp() + (long)(HeldDestinationPatience.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
+        while (true)
         {
-            return false;
-        }
+            if (inPlaceIsSafe && IsHeldByAnother(destinationPath))
+            {
+                // Someone holds it: write in place if they let it be written (the stock task's case), else wait for them.
+                // One writer at a time in this process: two copies written into one file at once would interleave.
+                int inPlace;
+                lock (_sourceGates.For(destinationPath))
+                {
+                    inPlace = writeInPlace();
+                }
 
-        throw RenameFailure(error, destinationPath);
+                if (inPlace == 0)
+                {
+                    return false;
+                }
+
+                if (!WindowsCloneDecisions.MayBeHeldOpen(inPlace))
+                {
+                    throw WindowsErrors.ToException(inPlace, destinationPath);
+                }
+            }
+
+            if (System.Diagnostics.Stopwatch.GetTimestamp() >= giveUpAt)
+            {
+                throw RenameFailure(error, destinationPath);
+            }
+
+            Thread.Sleep(0);
+            if ((error = RenameOver(file, destinationPath, volume)) == 0)
+            {
+                return true;
+            }
+        }
     }
 
     /// <summary>Whether the destination is a regular file with one name (asked of the name itself, never of a link's target).</summary>
@@ -540,19 +580,37 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     }
 
     /// <summary>
+    /// Whether another process has the destination open right now (an exclusive open is refused). When nobody has, the
+    /// rename is tried again rather than writing in place: a holder that let go is no reason to give up atomicity.
+    /// </summary>
+    private bool IsHeldByAnother(string destinationPath)
+    {
+        int error = _files.Open(destinationPath, WindowsAccess.Write, WindowsShare.None, WindowsCreation.OpenExisting, out WindowsFile? file);
+        file?.Dispose();
+        return error != 0;
+    }
+
+    // The two closures live in methods of their own, so that only a held destination pays for them, not every file.
+    private bool ReplaceHeldDestinationWithClone(WindowsFile clone, WindowsFile source, string temporaryPath, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, long clusterBytes, int error, CancellationToken cancellationToken)
+        => ReplaceHeldDestination(clone, destinationPath, volume, error, () => WriteInPlace(source, temporaryPath, destinationPath, facts, clusterBytes, cancellationToken));
+
+    private bool ReplaceHeldDestinationWithCopy(WindowsFile copy, string sourcePath, string destinationPath, WindowsFileFacts facts, WindowsVolume? volume, int error, CancellationToken cancellationToken)
+        => ReplaceHeldDestination(copy, destinationPath, volume, error, () => CopyInPlace(sourcePath, destinationPath, facts, cancellationToken));
+
+    /// <summary>
     /// What the stock task does with a destination no rename can replace: writes into it. Here by cloning into it
     /// (its holder sees the new data, as with the stock task's copy); a refused clone is the stock task's CopyFileExW.
-    /// The one case where the replace is not atomic (docs/guarantees.md).
+    /// The one case where the replace is not atomic (docs/guarantees.md). 0, or the error of a holder that refuses writing.
     /// </summary>
-    private void WriteInPlace(WindowsFile source, string temporaryPath, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, long clusterBytes, CancellationToken cancellationToken)
+    private int WriteInPlace(WindowsFile source, string temporaryPath, string destinationPath, WindowsFileFacts facts, long clusterBytes, CancellationToken cancellationToken)
     {
-        int error = _files.Open(destinationPath, WindowsAccess.Write, WindowsShare.Read | WindowsShare.Write | WindowsShare.Delete, WindowsCreation.OpenExisting, out WindowsFile? destination);
+        // Sharing no writing: while it is written, nobody else may write it, and a reader that refuses writers waits.
+        int error = _files.Open(destinationPath, WindowsAccess.Write, WindowsShare.Read | WindowsShare.Delete, WindowsCreation.OpenExisting, out WindowsFile? destination);
         if (error != 0)
         {
-            throw RenameFailure(error, destinationPath);
+            return WindowsCloneDecisions.MayBeHeldOpen(error) ? error : throw WindowsErrors.ToException(error, destinationPath);
         }
 
-        CloneAttempt attempt;
         using (destination)
         {
             if ((error = _files.SetEndOfFile(destination!, 0)) != 0)
@@ -560,24 +618,23 @@ internal sealed class WindowsCloneEngine : ICloneEngine
                 throw WindowsErrors.ToException(error, destinationPath);
             }
 
-            attempt = CloneInto(source, destination!, facts, destinationPath, clusterBytes, verifyShared: true, cancellationToken);
-            if (attempt.Outcome == CloneOutcome.Cloned)
+            if (CloneInto(source, destination!, facts, destinationPath, clusterBytes, verifyShared: true, cancellationToken).Outcome == CloneOutcome.Cloned)
             {
                 SetCopyMetadata(destination!, facts, destinationPath);
-                return;
+                return 0;
             }
         }
 
-        CopyInPlace(temporaryPath, destinationPath, facts, cancellationToken);
+        return CopyInPlace(temporaryPath, destinationPath, facts, cancellationToken);
     }
 
-    /// <summary>The stock task's File.Copy(overwrite: true): CopyFileExW into the existing destination.</summary>
-    private void CopyInPlace(string sourcePath, string destinationPath, WindowsFileFacts facts, CancellationToken cancellationToken)
+    /// <summary>The stock task's File.Copy(overwrite: true): CopyFileExW into the existing destination. 0, or the error of a holder that refuses writing.</summary>
+    private int CopyInPlace(string sourcePath, string destinationPath, WindowsFileFacts facts, CancellationToken cancellationToken)
     {
         int error = _files.CopyFile(sourcePath, destinationPath, replaceExisting: true, cancellationToken);
         if (error != 0)
         {
-            throw WindowsErrors.ToCopyException(error, sourcePath, destinationPath);
+            return WindowsCloneDecisions.MayBeHeldOpen(error) ? error : throw WindowsErrors.ToCopyException(error, sourcePath, destinationPath);
         }
 
         if ((facts.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) != 0
@@ -585,6 +642,8 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         {
             throw WindowsErrors.ToException(error, destinationPath);
         }
+
+        return 0;
     }
 
     /// <summary>

@@ -16,15 +16,19 @@ public static class CommonDifferences
 {
     private static readonly Regex CopiedNotClonedMessage = new("^Copied \".*\" to \".*\" \\(.*\\), not cloned: .*\\.$", RegexOptions.Singleline);
 
+    /// <summary>Our low-importance line for a destination written in place under another process's handle (Windows).</summary>
+    private const string WrittenInPlaceMarker = "\" was open in another process that did not let it be replaced, so it was written in place, as MSBuild's own Copy writes it";
+
     /// <summary>
     /// Our messages the stock task has no counterpart for: the "CopyOnWrite:" line of each invocation, the
-    /// low-importance "CopyOnWrite data:" line for the summary logger, and the low-importance line for each file that was
-    /// copied, not cloned.
+    /// low-importance "CopyOnWrite data:" line for the summary logger, the low-importance line for each file that was
+    /// copied, not cloned, and the low-importance line for a destination written in place (Windows).
     /// </summary>
     public static bool IsOurExtraMessage(string text, string? importance)
         => text.StartsWith("CopyOnWrite:", StringComparison.Ordinal)
            || (importance == "Low" && text.StartsWith("CopyOnWrite data: ", StringComparison.Ordinal))
-           || (importance == "Low" && CopiedNotClonedMessage.IsMatch(text));
+           || (importance == "Low" && CopiedNotClonedMessage.IsMatch(text))
+           || (importance == "Low" && text.Contains(WrittenInPlaceMarker, StringComparison.Ordinal));
 
     /// <summary>Removes <see cref="IsOurExtraMessage"/> messages from <paramref name="ours"/>.</summary>
     public static void DropOurExtraMessages(Observation ours)
