@@ -28,6 +28,12 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
     public LinuxCloneEngine(CloneCapabilityCache refusals, Architecture architecture)
     {
+        // The declarations in LinuxNative take 64-bit time_t and off_t; a 32-bit C library would misread them (CloneEngines.Choose).
+        if (!Environment.Is64BitProcess)
+        {
+            throw new PlatformNotSupportedException("The Linux clone engine needs a 64-bit process.");
+        }
+
         _refusals = refusals;
         _ficlone = LinuxNative.FicloneRequestFor(architecture);
         _unnamedFileFlag = LinuxNative.UnnamedFileFlagFor(architecture);

@@ -5,7 +5,13 @@ using System.Runtime.InteropServices;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>The few Linux system calls the engine needs, with layouts fixed by the kernel ABI (64-bit only).</summary>
+/// <summary>The few Linux system calls the engine needs, with layouts fixed by the kernel ABI.</summary>
+/// <remarks>
+/// futimens, pread and open are declared with 64-bit time_t and off_t, right only in a 64-bit process, so only the
+/// engine calls them and only a 64-bit process gets the engine (CloneEngines.Choose). What a 32-bit process still
+/// calls from here and the task (statx, rename, link, symlink) takes only ints, pointers and struct statx, which
+/// has one layout on every processor (explicit 64-bit fields), so those stay right at any width.
+/// </remarks>
 internal static unsafe partial class LinuxNative
 {
     private const string LibC = "libc";
