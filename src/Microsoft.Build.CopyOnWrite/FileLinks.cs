@@ -47,6 +47,12 @@ internal static class FileLinks
         {
             return false;
         }
+#if NET
+        if (!Cloning.LinuxNative.HasStatx)
+        {
+            return false; // the catch below would cost a first-chance exception per call
+        }
+#endif
 
         byte* a = stackalloc byte[256];
         byte* b = stackalloc byte[256];

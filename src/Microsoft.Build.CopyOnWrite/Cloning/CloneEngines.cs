@@ -21,7 +21,12 @@ internal static class CloneEngines
             : RuntimeInformation.IsOSPlatform(OSPlatform.Linux) ? OSPlatform.Linux
             : RuntimeInformation.IsOSPlatform(OSPlatform.OSX) ? OSPlatform.OSX
             : OSPlatform.Create("other");
-        return Create(Choose(os, RuntimeInformation.ProcessArchitecture, Environment.Is64BitProcess));
+#if NET
+        bool hasStatx = os == OSPlatform.Linux && LinuxNative.HasStatx;
+#else
+        bool hasStatx = false;
+#endif
+        return Create(Choose(os, RuntimeInformation.ProcessArchitecture, Environment.Is64BitProcess, hasStatx));
     }
 
     /// <summary>The chosen engine; a native engine only on its own OS (a test may ask for another OS's choice).</summary>
@@ -49,9 +54,11 @@ internal static class CloneEngines
     /// <summary>
     /// Which engine this OS, processor and process width get. The Linux engine's system calls are declared with
     /// 64-bit types (time_t, off_t in futimens, pread, open), which a 32-bit C library reads differently: a 32-bit
-    /// process (linux-arm, x86) copies with the plain engine instead, through .NET's own file APIs.
+    /// process (linux-arm, x86) copies with the plain engine instead, through .NET's own file APIs. So does a
+    /// C library without statx (<paramref name="cLibraryHasStatx"/>; musl before 1.2.5), which the engine needs
+    /// for every source's size, mode and times.
     /// </summary>
-    internal static EngineChoice Choose(OSPlatform os, Architecture architecture, bool is64BitProcess)
+    internal static EngineChoice Choose(OSPlatform os, Architecture architecture, bool is64BitProcess, bool cLibraryHasStatx)
     {
         if (os == OSPlatform.Windows)
         {
@@ -64,6 +71,11 @@ internal static class CloneEngines
             if (!is64BitProcess)
             {
                 return new EngineChoice(EngineKind.CopyOnly, architecture, $"Linux, 32-bit {architecture} process");
+            }
+
+            if (!cLibraryHasStatx)
+            {
+                return new EngineChoice(EngineKind.CopyOnly, architecture, "Linux, C library without statx");
             }
 
             // Every 64-bit processor .NET runs Linux on is listed there; a new one copies until its encodings are checked.

@@ -35,6 +35,39 @@ internal static unsafe partial class LinuxNative
     [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
 
+    /// <summary>
+    /// Whether the C library has a statx symbol (glibc from 2.28, musl only from 1.2.5): without one, calling the
+    /// import throws EntryPointNotFoundException, on every file. Looked up once, where the imports resolve
+    /// (<see cref="LibcResolver"/>: the main program's global symbols). Settable so that tests run the fallback here.
+    /// </summary>
+    internal static bool HasStatx
+    {
+        get => StatxExport.Exists;
+        set => StatxExport.Exists = value;
+    }
+
+    /// <summary>Whether the C library this process has loaded exports <paramref name="name"/>.</summary>
+    internal static bool CLibraryExports(string name)
+        => NativeLibrary.TryGetExport(NativeLibrary.GetMainProgramHandle(), name, out _);
+
+    /// <summary>statx where the C library has it; else -1 and ENOSYS, as a kernel without statx would say.</summary>
+    private static int StatxOrNoSuchCall(int dirfd, string path, int flags, byte* buffer)
+    {
+        if (!StatxExport.Exists)
+        {
+            Marshal.SetLastPInvokeError(ENOSYS);
+            return -1;
+        }
+
+        return statx(dirfd, path, flags, StatxBasicStats, buffer);
+    }
+
+    // Apart, so the lookup runs on the first stat and not whenever anything in LinuxNative is touched.
+    private static class StatxExport
+    {
+        public static bool Exists = CLibraryExports("statx");
+    }
+
     [LibraryImport(LibC, SetLastError = true)]
     private static partial int fstatfs(int fd, byte* buffer);
 
@@ -128,14 +161,18 @@ internal static unsafe partial class LinuxNative
     public const int AtEmptyPath = 0x1000;
     private const uint StatxBasicStats = 0x7FF;
 
-    /// <summary>statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat.</summary>
+    /// <summary>
+    /// statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat. Without
+    /// statx in the C library every stat fails with ENOSYS: the task's shortcuts then answer "unknown" and ask .NET,
+    /// and <see cref="CloneEngines.Choose"/> gives the plain engine, which never stats through here.
+    /// </summary>
     public static FileStatus Stat(int fd, string pathForErrors)
         => TryStat(fd, out FileStatus status) ? status : throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
 
     public static bool TryStat(int fd, out FileStatus status)
     {
         byte* buffer = stackalloc byte[256];
-        bool ok = statx(fd, string.Empty, AtEmptyPath, StatxBasicStats, buffer) == 0;
+        bool ok = StatxOrNoSuchCall(fd, string.Empty, AtEmptyPath, buffer) == 0;
         status = ok ? Read(buffer) : default;
         return ok;
     }
@@ -144,7 +181,7 @@ internal static unsafe partial class LinuxNative
     public static bool TryStat(string path, bool followLinks, out FileStatus status)
     {
         byte* buffer = stackalloc byte[256];
-        bool ok = statx(AtFdCwd, path, followLinks ? 0 : AtSymlinkNoFollow, StatxBasicStats, buffer) == 0;
+        bool ok = StatxOrNoSuchCall(AtFdCwd, path, followLinks ? 0 : AtSymlinkNoFollow, buffer) == 0;
         status = ok ? Read(buffer) : default;
         return ok;
     }

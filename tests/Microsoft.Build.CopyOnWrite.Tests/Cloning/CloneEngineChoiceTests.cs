@@ -23,7 +23,7 @@ public sealed class CloneEngineChoiceTests
     [DataRow(Architecture.LoongArch64)]
     public void A_64_bit_Linux_process_gets_the_Linux_engine(Architecture architecture)
     {
-        EngineChoice choice = CloneEngines.Choose(OSPlatform.Linux, architecture, is64BitProcess: true);
+        EngineChoice choice = CloneEngines.Choose(OSPlatform.Linux, architecture, is64BitProcess: true, cLibraryHasStatx: true);
 
         Assert.AreEqual(EngineKind.Linux, choice.Kind);
         Assert.AreEqual(architecture, choice.Architecture);
@@ -35,7 +35,7 @@ public sealed class CloneEngineChoiceTests
     [DataRow(Architecture.X86, "Linux, 32-bit X86 process")]
     public void A_32_bit_Linux_process_copies_with_the_plain_engine_and_says_why(Architecture architecture, string reason)
     {
-        EngineChoice choice = CloneEngines.Choose(OSPlatform.Linux, architecture, is64BitProcess: false);
+        EngineChoice choice = CloneEngines.Choose(OSPlatform.Linux, architecture, is64BitProcess: false, cLibraryHasStatx: true);
 
         Assert.AreEqual(EngineKind.CopyOnly, choice.Kind);
         Assert.AreEqual(reason, choice.CopyOnlyReason);
@@ -49,13 +49,13 @@ public sealed class CloneEngineChoiceTests
     [DataRow(Architecture.Arm64)]
     public void A_32_bit_process_is_never_given_the_Linux_engine_whatever_the_processor_says(Architecture architecture)
     {
-        Assert.AreEqual(EngineKind.CopyOnly, CloneEngines.Choose(OSPlatform.Linux, architecture, is64BitProcess: false).Kind);
+        Assert.AreEqual(EngineKind.CopyOnly, CloneEngines.Choose(OSPlatform.Linux, architecture, is64BitProcess: false, cLibraryHasStatx: true).Kind);
     }
 
     [TestMethod]
     public void A_64_bit_processor_whose_encodings_are_unchecked_copies()
     {
-        EngineChoice choice = CloneEngines.Choose(OSPlatform.Linux, Architecture.Wasm, is64BitProcess: true);
+        EngineChoice choice = CloneEngines.Choose(OSPlatform.Linux, Architecture.Wasm, is64BitProcess: true, cLibraryHasStatx: true);
 
         Assert.AreEqual(EngineKind.CopyOnly, choice.Kind);
         Assert.AreEqual("Linux on Wasm", choice.CopyOnlyReason);
@@ -68,7 +68,7 @@ public sealed class CloneEngineChoiceTests
     [DataRow(Architecture.Arm, false)]
     public void Windows_gets_the_Windows_engine_on_every_processor(Architecture architecture, bool is64BitProcess)
     {
-        Assert.AreEqual(EngineKind.Windows, CloneEngines.Choose(OSPlatform.Windows, architecture, is64BitProcess).Kind);
+        Assert.AreEqual(EngineKind.Windows, CloneEngines.Choose(OSPlatform.Windows, architecture, is64BitProcess, cLibraryHasStatx: false).Kind);
     }
 
     [TestMethod]
@@ -77,13 +77,13 @@ public sealed class CloneEngineChoiceTests
     [DataRow(Architecture.X86, "CopyOnly")]
     public void macOS_gets_the_Mac_engine_only_where_its_struct_layouts_are_known(Architecture architecture, string expected)
     {
-        Assert.AreEqual(expected, CloneEngines.Choose(OSPlatform.OSX, architecture, is64BitProcess: architecture != Architecture.X86).Kind.ToString());
+        Assert.AreEqual(expected, CloneEngines.Choose(OSPlatform.OSX, architecture, is64BitProcess: architecture != Architecture.X86, cLibraryHasStatx: false).Kind.ToString());
     }
 
     [TestMethod]
     public void Another_OS_copies_and_names_itself_in_the_reason()
     {
-        EngineChoice choice = CloneEngines.Choose(OSPlatform.FreeBSD, Architecture.X64, is64BitProcess: true);
+        EngineChoice choice = CloneEngines.Choose(OSPlatform.FreeBSD, Architecture.X64, is64BitProcess: true, cLibraryHasStatx: true);
 
         Assert.AreEqual(EngineKind.CopyOnly, choice.Kind);
         Assert.IsNull(choice.CopyOnlyReason, "the engine then gives the OS description");
@@ -92,7 +92,7 @@ public sealed class CloneEngineChoiceTests
     [TestMethod]
     public void This_x64_Linux_machine_keeps_the_Linux_engine()
     {
-        Assert.AreEqual(EngineKind.Linux, CloneEngines.Choose(OSPlatform.Linux, RuntimeInformation.ProcessArchitecture, System.Environment.Is64BitProcess).Kind);
+        Assert.AreEqual(EngineKind.Linux, CloneEngines.Choose(OSPlatform.Linux, RuntimeInformation.ProcessArchitecture, System.Environment.Is64BitProcess, LinuxNative.HasStatx).Kind);
         Assert.IsInstanceOfType<LinuxCloneEngine>(CloneEngines.Current);
     }
 
@@ -104,7 +104,7 @@ public sealed class CloneEngineChoiceTests
         var written = new System.DateTime(2021, 3, 4, 5, 6, 7, System.DateTimeKind.Utc).AddTicks(1234567);
         File.SetLastWriteTimeUtc(source, written);
         string destination = Path.Combine(folder, "destination.bin");
-        ICloneEngine engine = CloneEngines.Create(CloneEngines.Choose(OSPlatform.Linux, Architecture.Arm, is64BitProcess: false));
+        ICloneEngine engine = CloneEngines.Create(CloneEngines.Choose(OSPlatform.Linux, Architecture.Arm, is64BitProcess: false, cLibraryHasStatx: true));
 
         CloneResult result = engine.CloneOrCopy(source, destination, CancellationToken.None);
 
