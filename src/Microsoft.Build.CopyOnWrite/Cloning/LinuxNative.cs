@@ -207,18 +207,45 @@ internal static unsafe partial class LinuxNative
         => ((major & 0x00000FFFUL) << 8) | ((major & 0xFFFFF000UL) << 32) | (minor & 0xFFUL) | ((minor & 0xFFFFFF00UL) << 12);
 
     /// <summary>
-    /// statfs f_type and f_fsid (at 0 and 56 in the 64-bit struct statfs): which kind of file system holds
-    /// the file, and which instance of it. One call names the destination's file system for the cache key
-    /// and for messages; 0s when the call fails (the clone attempt then decides). Out parameters, not a tuple:
-    /// ValueTuple&lt;long, ulong&gt; is framework code the JIT would compile on a node's first refused clone.
+    /// statfs f_type and f_fsid: which kind of file system holds the file, and which instance of it. One call names
+    /// the destination's file system for the cache key and for messages; 0s when the call fails or the layout is
+    /// unknown (the clone attempt then decides). Out parameters, not a tuple: ValueTuple&lt;long, ulong&gt; is
+    /// framework code the JIT would compile on a node's first refused clone.
     /// </summary>
-    public static void FileSystem(int fd, out long type, out ulong id)
+    public static void FileSystem(int fd, StatfsLayout? layout, out long type, out ulong id)
     {
-        byte* buffer = stackalloc byte[256];
-        bool known = fstatfs(fd, buffer) == 0;
-        type = known ? *(long*)buffer : 0;
-        id = known ? *(ulong*)(buffer + 56) : 0;
+        byte* buffer = stackalloc byte[StatfsBufferBytes];
+        if (layout is StatfsLayout fields && fstatfs(fd, buffer) == 0)
+        {
+            ReadFileSystem(buffer, fields, out type, out id);
+            return;
+        }
+
+        type = 0;
+        id = 0;
     }
+
+    /// <summary>Room for struct statfs on every 64-bit Linux (120 bytes on x86-64 and s390x).</summary>
+    internal const int StatfsBufferBytes = 256;
+
+    /// <summary>f_type and f_fsid from a struct statfs in this process's byte order.</summary>
+    internal static void ReadFileSystem(byte* statfs, StatfsLayout layout, out long type, out ulong id)
+    {
+        type = layout.TypeIsFourBytes ? *(uint*)statfs : *(long*)statfs;
+        id = *(ulong*)(statfs + layout.IdOffset);
+    }
+
+    /// <summary>
+    /// Where struct statfs keeps f_type and f_fsid. 64-bit Linux has a word-sized f_type and f_fsid at 56, except
+    /// s390x, whose kernel and glibc headers give it a 4-byte f_type and a 4-byte f_bsize, so f_fsid is at 48
+    /// (and the machine is big-endian: 8 bytes at 0 would be f_type &lt;&lt; 32 | f_bsize). Null where not checked.
+    /// </summary>
+    public static StatfsLayout? StatfsLayoutFor(Architecture architecture) => architecture.ToString() switch
+    {
+        "X64" or "Arm64" or "Ppc64le" or "RiscV64" or "LoongArch64" => new StatfsLayout(typeIsFourBytes: false, idOffset: 56),
+        "S390x" => new StatfsLayout(typeIsFourBytes: true, idOffset: 48),
+        _ => null,
+    };
 
     public static void SetTimes(int fd, in FileStatus source, string pathForErrors)
     {
@@ -258,6 +285,21 @@ internal static unsafe partial class LinuxNative
         0x5346544E => "NTFS",
         _ => null,
     };
+}
+
+internal readonly struct StatfsLayout
+{
+    public StatfsLayout(bool typeIsFourBytes, int idOffset)
+    {
+        TypeIsFourBytes = typeIsFourBytes;
+        IdOffset = idOffset;
+    }
+
+    /// <summary>f_type (at 0) is an unsigned int, not a word.</summary>
+    public bool TypeIsFourBytes { get; }
+
+    /// <summary>Where the 8 bytes of f_fsid start.</summary>
+    public int IdOffset { get; }
 }
 
 internal static class UnixErrors
