@@ -47,6 +47,12 @@ internal static class FileLinks
         {
             return false;
         }
+#if NET
+        if (!Cloning.LinuxNative.HasStatx)
+        {
+            return false; // the catch below would cost a first-chance exception per call
+        }
+#endif
 
         byte* a = stackalloc byte[256];
         byte* b = stackalloc byte[256];
@@ -93,12 +99,40 @@ internal static class FileLinks
 #if NET
         File.CreateSymbolicLink(newLinkPath, target);
 #else
-        const int AllowUnprivilegedCreate = 0x2;
-        if (!CreateSymbolicLinkW(newLinkPath, target, AllowUnprivilegedCreate))
+        int error = CreateSymbolicLinkWithRetry(flags => CreateSymbolicLinkW(newLinkPath, target, flags) ? 0 : Marshal.GetLastWin32Error());
+        if (error != 0)
         {
-            throw new IOException(Win32Message(Marshal.GetLastWin32Error()));
+            throw new IOException(Win32Message(error));
         }
 #endif
+    }
+
+    /// <summary>SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE: Developer Mode's links without elevation (Windows 10 1703 on).</summary>
+    internal const int AllowUnprivilegedCreate = 0x2;
+
+    /// <summary>
+    /// The flags to call CreateSymbolicLinkW with again after it failed with <paramref name="error"/>, or null to report
+    /// the error. Windows before build 14972 (8.1, Server 2016) does not know the unprivileged flag and says
+    /// ERROR_INVALID_PARAMETER: without it, an elevated process still gets its link. Once only: 87 without the flag
+    /// is a real answer.
+    /// </summary>
+    /// <summary>Calls <paramref name="create"/> (flags to a Win32 error, 0 for made) as <see cref="SymbolicLinkFlagsForRetry"/> says; the last error.</summary>
+    internal static int CreateSymbolicLinkWithRetry(Func<int, int> create)
+    {
+        int flags = AllowUnprivilegedCreate;
+        int error;
+        while ((error = create(flags)) != 0 && SymbolicLinkFlagsForRetry(flags, error) is int retry)
+        {
+            flags = retry;
+        }
+
+        return error;
+    }
+
+    internal static int? SymbolicLinkFlagsForRetry(int flags, int error)
+    {
+        const int ErrorInvalidParameter = 87;
+        return error == ErrorInvalidParameter && (flags & AllowUnprivilegedCreate) != 0 ? flags & ~AllowUnprivilegedCreate : null;
     }
 
     /// <summary>

@@ -17,22 +17,105 @@ internal static class CloneEngines
 
     private static ICloneEngine Create()
     {
+        OSPlatform os = RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? OSPlatform.Windows
+            : RuntimeInformation.IsOSPlatform(OSPlatform.Linux) ? OSPlatform.Linux
+            : RuntimeInformation.IsOSPlatform(OSPlatform.OSX) ? OSPlatform.OSX
+            : OSPlatform.Create("other");
+#if NET
+        bool hasStatx = os == OSPlatform.Linux && LinuxNative.HasStatx;
+#else
+        bool hasStatx = false;
+#endif
+        return Create(Choose(os, RuntimeInformation.ProcessArchitecture, Environment.Is64BitProcess, hasStatx));
+    }
+
+    /// <summary>The chosen engine; a native engine only on its own OS (a test may ask for another OS's choice).</summary>
+    internal static ICloneEngine Create(EngineChoice choice)
+    {
         var refusals = new CloneCapabilityCache();
-        if (RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
+        if (choice.Kind == EngineKind.Windows && RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
         {
             return new WindowsCloneEngine(new WindowsNative(), refusals);
         }
 #if NET
-        if (RuntimeInformation.IsOSPlatform(OSPlatform.Linux))
+        if (choice.Kind == EngineKind.Linux && RuntimeInformation.IsOSPlatform(OSPlatform.Linux))
         {
-            return new LinuxCloneEngine(refusals, RuntimeInformation.ProcessArchitecture);
+            return new LinuxCloneEngine(refusals, choice.Architecture);
         }
 
-        if (RuntimeInformation.IsOSPlatform(OSPlatform.OSX) && MacNative.KnowsAbiOf(RuntimeInformation.ProcessArchitecture))
+        if (choice.Kind == EngineKind.Mac && RuntimeInformation.IsOSPlatform(OSPlatform.OSX))
         {
             return new MacCloneEngine(new MacNative(), refusals);
         }
 #endif
-        return new CopyOnlyEngine(RuntimeInformation.OSDescription);
+        return new CopyOnlyEngine(choice.CopyOnlyReason ?? RuntimeInformation.OSDescription);
     }
+
+    /// <summary>
+    /// Which engine this OS, processor and process width get. The Linux engine's system calls are declared with
+    /// 64-bit types (time_t, off_t in futimens, pread, open), which a 32-bit C library reads differently: a 32-bit
+    /// process (linux-arm, x86) copies with the plain engine instead, through .NET's own file APIs. So does a
+    /// C library without statx (<paramref name="cLibraryHasStatx"/>; musl before 1.2.5), which the engine needs
+    /// for every source's size, mode and times.
+    /// </summary>
+    internal static EngineChoice Choose(OSPlatform os, Architecture architecture, bool is64BitProcess, bool cLibraryHasStatx)
+    {
+        if (os == OSPlatform.Windows)
+        {
+            return new EngineChoice(EngineKind.Windows, architecture, null);
+        }
+
+#if NET
+        if (os == OSPlatform.Linux)
+        {
+            if (!is64BitProcess)
+            {
+                return new EngineChoice(EngineKind.CopyOnly, architecture, $"Linux, 32-bit {architecture} process");
+            }
+
+            if (!cLibraryHasStatx)
+            {
+                return new EngineChoice(EngineKind.CopyOnly, architecture, "Linux, C library without statx");
+            }
+
+            // Every 64-bit processor .NET runs Linux on is listed there; a new one copies until its encodings are checked.
+            return LinuxNative.FicloneRequestFor(architecture) is null
+                ? new EngineChoice(EngineKind.CopyOnly, architecture, $"Linux on {architecture}")
+                : new EngineChoice(EngineKind.Linux, architecture, null);
+        }
+
+#pragma warning disable CA1416 // KnowsAbiOf only compares the processor; it runs on any OS, so the choice can be tested anywhere.
+        if (os == OSPlatform.OSX && MacNative.KnowsAbiOf(architecture))
+#pragma warning restore CA1416
+        {
+            return new EngineChoice(EngineKind.Mac, architecture, null);
+        }
+#endif
+        return new EngineChoice(EngineKind.CopyOnly, architecture, null);
+    }
+}
+
+internal enum EngineKind
+{
+    Windows,
+    Linux,
+    Mac,
+    CopyOnly,
+}
+
+/// <summary>An engine for this platform; for <see cref="EngineKind.CopyOnly"/>, what its results give as the reason (null: the OS description).</summary>
+internal readonly struct EngineChoice
+{
+    public EngineChoice(EngineKind kind, Architecture architecture, string? copyOnlyReason)
+    {
+        Kind = kind;
+        Architecture = architecture;
+        CopyOnlyReason = copyOnlyReason;
+    }
+
+    public EngineKind Kind { get; }
+
+    public Architecture Architecture { get; }
+
+    public string? CopyOnlyReason { get; }
 }

@@ -23,14 +23,22 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     private readonly CloneCapabilityCache _refusals;
     private readonly nuint? _ficlone;
     private readonly int? _unnamedFileFlag;
+    private readonly StatfsLayout? _statfs;
     private bool _unnamedFilesCanBeNamed = true;
     private bool _linkFromDescriptor = true;
 
     public LinuxCloneEngine(CloneCapabilityCache refusals, Architecture architecture)
     {
+        // The declarations in LinuxNative take 64-bit time_t and off_t; a 32-bit C library would misread them (CloneEngines.Choose).
+        if (!Environment.Is64BitProcess)
+        {
+            throw new PlatformNotSupportedException("The Linux clone engine needs a 64-bit process.");
+        }
+
         _refusals = refusals;
         _ficlone = LinuxNative.FicloneRequestFor(architecture);
         _unnamedFileFlag = LinuxNative.UnnamedFileFlagFor(architecture);
+        _statfs = LinuxNative.StatfsLayoutFor(architecture);
     }
 
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
@@ -212,7 +220,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     {
         using SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status);
         using var folder = new SafeFileHandle((IntPtr)LinuxNative.Open(destinationFolder, LinuxNative.OpenReadOnly | LinuxNative.OpenCloseOnExec), ownsHandle: true);
-        LinuxNative.FileSystem((int)folder.DangerousGetHandle(), out long type, out ulong id);
+        LinuxNative.FileSystem((int)folder.DangerousGetHandle(), LinuxNative.StatfsLayoutFor(RuntimeInformation.ProcessArchitecture), out long type, out ulong id);
         return new VolumePair(status.Device, id, type);
     }
 
@@ -291,9 +299,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         }
     }
 
-    private static VolumePair VolumesOf(int destinationFd, in LinuxNative.FileStatus source, out long fileSystemType)
+    private VolumePair VolumesOf(int destinationFd, in LinuxNative.FileStatus source, out long fileSystemType)
     {
-        LinuxNative.FileSystem(destinationFd, out fileSystemType, out ulong fileSystemId);
+        LinuxNative.FileSystem(destinationFd, _statfs, out fileSystemType, out ulong fileSystemId);
         return new VolumePair(source.Device, fileSystemId, fileSystemType);
     }
 

@@ -5,7 +5,13 @@ using System.Runtime.InteropServices;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>The few Linux system calls the engine needs, with layouts fixed by the kernel ABI (64-bit only).</summary>
+/// <summary>The few Linux system calls the engine needs, with layouts fixed by the kernel ABI.</summary>
+/// <remarks>
+/// futimens, pread and open are declared with 64-bit time_t and off_t, right only in a 64-bit process, so only the
+/// engine calls them and only a 64-bit process gets the engine (CloneEngines.Choose). What a 32-bit process still
+/// calls from here and the task (statx, rename, link, symlink) takes only ints, pointers and struct statx, which
+/// has one layout on every processor (explicit 64-bit fields), so those stay right at any width.
+/// </remarks>
 internal static unsafe partial class LinuxNative
 {
     private const string LibC = "libc";
@@ -28,6 +34,39 @@ internal static unsafe partial class LinuxNative
 
     [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
+
+    /// <summary>
+    /// Whether the C library has a statx symbol (glibc from 2.28, musl only from 1.2.5): without one, calling the
+    /// import throws EntryPointNotFoundException, on every file. Looked up once, where the imports resolve
+    /// (<see cref="LibcResolver"/>: the main program's global symbols). Settable so that tests run the fallback here.
+    /// </summary>
+    internal static bool HasStatx
+    {
+        get => StatxExport.Exists;
+        set => StatxExport.Exists = value;
+    }
+
+    /// <summary>Whether the C library this process has loaded exports <paramref name="name"/>.</summary>
+    internal static bool CLibraryExports(string name)
+        => NativeLibrary.TryGetExport(NativeLibrary.GetMainProgramHandle(), name, out _);
+
+    /// <summary>statx where the C library has it; else -1 and ENOSYS, as a kernel without statx would say.</summary>
+    private static int StatxOrNoSuchCall(int dirfd, string path, int flags, byte* buffer)
+    {
+        if (!StatxExport.Exists)
+        {
+            Marshal.SetLastPInvokeError(ENOSYS);
+            return -1;
+        }
+
+        return statx(dirfd, path, flags, StatxBasicStats, buffer);
+    }
+
+    // Apart, so the lookup runs on the first stat and not whenever anything in LinuxNative is touched.
+    private static class StatxExport
+    {
+        public static bool Exists = CLibraryExports("statx");
+    }
 
     [LibraryImport(LibC, SetLastError = true)]
     private static partial int fstatfs(int fd, byte* buffer);
@@ -122,14 +161,18 @@ internal static unsafe partial class LinuxNative
     public const int AtEmptyPath = 0x1000;
     private const uint StatxBasicStats = 0x7FF;
 
-    /// <summary>statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat.</summary>
+    /// <summary>
+    /// statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat. Without
+    /// statx in the C library every stat fails with ENOSYS: the task's shortcuts then answer "unknown" and ask .NET,
+    /// and <see cref="CloneEngines.Choose"/> gives the plain engine, which never stats through here.
+    /// </summary>
     public static FileStatus Stat(int fd, string pathForErrors)
         => TryStat(fd, out FileStatus status) ? status : throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
 
     public static bool TryStat(int fd, out FileStatus status)
     {
         byte* buffer = stackalloc byte[256];
-        bool ok = statx(fd, string.Empty, AtEmptyPath, StatxBasicStats, buffer) == 0;
+        bool ok = StatxOrNoSuchCall(fd, string.Empty, AtEmptyPath, buffer) == 0;
         status = ok ? Read(buffer) : default;
         return ok;
     }
@@ -138,7 +181,7 @@ internal static unsafe partial class LinuxNative
     public static bool TryStat(string path, bool followLinks, out FileStatus status)
     {
         byte* buffer = stackalloc byte[256];
-        bool ok = statx(AtFdCwd, path, followLinks ? 0 : AtSymlinkNoFollow, StatxBasicStats, buffer) == 0;
+        bool ok = StatxOrNoSuchCall(AtFdCwd, path, followLinks ? 0 : AtSymlinkNoFollow, buffer) == 0;
         status = ok ? Read(buffer) : default;
         return ok;
     }
@@ -164,18 +207,45 @@ internal static unsafe partial class LinuxNative
         => ((major & 0x00000FFFUL) << 8) | ((major & 0xFFFFF000UL) << 32) | (minor & 0xFFUL) | ((minor & 0xFFFFFF00UL) << 12);
 
     /// <summary>
-    /// statfs f_type and f_fsid (at 0 and 56 in the 64-bit struct statfs): which kind of file system holds
-    /// the file, and which instance of it. One call names the destination's file system for the cache key
-    /// and for messages; 0s when the call fails (the clone attempt then decides). Out parameters, not a tuple:
-    /// ValueTuple&lt;long, ulong&gt; is framework code the JIT would compile on a node's first refused clone.
+    /// statfs f_type and f_fsid: which kind of file system holds the file, and which instance of it. One call names
+    /// the destination's file system for the cache key and for messages; 0s when the call fails or the layout is
+    /// unknown (the clone attempt then decides). Out parameters, not a tuple: ValueTuple&lt;long, ulong&gt; is
+    /// framework code the JIT would compile on a node's first refused clone.
     /// </summary>
-    public static void FileSystem(int fd, out long type, out ulong id)
+    public static void FileSystem(int fd, StatfsLayout? layout, out long type, out ulong id)
     {
-        byte* buffer = stackalloc byte[256];
-        bool known = fstatfs(fd, buffer) == 0;
-        type = known ? *(long*)buffer : 0;
-        id = known ? *(ulong*)(buffer + 56) : 0;
+        byte* buffer = stackalloc byte[StatfsBufferBytes];
+        if (layout is StatfsLayout fields && fstatfs(fd, buffer) == 0)
+        {
+            ReadFileSystem(buffer, fields, out type, out id);
+            return;
+        }
+
+        type = 0;
+        id = 0;
     }
+
+    /// <summary>Room for struct statfs on every 64-bit Linux (120 bytes on x86-64 and s390x).</summary>
+    internal const int StatfsBufferBytes = 256;
+
+    /// <summary>f_type and f_fsid from a struct statfs in this process's byte order.</summary>
+    internal static void ReadFileSystem(byte* statfs, StatfsLayout layout, out long type, out ulong id)
+    {
+        type = layout.TypeIsFourBytes ? *(uint*)statfs : *(long*)statfs;
+        id = *(ulong*)(statfs + layout.IdOffset);
+    }
+
+    /// <summary>
+    /// Where struct statfs keeps f_type and f_fsid. 64-bit Linux has a word-sized f_type and f_fsid at 56, except
+    /// s390x, whose kernel and glibc headers give it a 4-byte f_type and a 4-byte f_bsize, so f_fsid is at 48
+    /// (and the machine is big-endian: 8 bytes at 0 would be f_type &lt;&lt; 32 | f_bsize). Null where not checked.
+    /// </summary>
+    public static StatfsLayout? StatfsLayoutFor(Architecture architecture) => architecture.ToString() switch
+    {
+        "X64" or "Arm64" or "Ppc64le" or "RiscV64" or "LoongArch64" => new StatfsLayout(typeIsFourBytes: false, idOffset: 56),
+        "S390x" => new StatfsLayout(typeIsFourBytes: true, idOffset: 48),
+        _ => null,
+    };
 
     public static void SetTimes(int fd, in FileStatus source, string pathForErrors)
     {
@@ -217,19 +287,81 @@ internal static unsafe partial class LinuxNative
     };
 }
 
+internal readonly struct StatfsLayout
+{
+    public StatfsLayout(bool typeIsFourBytes, int idOffset)
+    {
+        TypeIsFourBytes = typeIsFourBytes;
+        IdOffset = idOffset;
+    }
+
+    /// <summary>f_type (at 0) is an unsigned int, not a word.</summary>
+    public bool TypeIsFourBytes { get; }
+
+    /// <summary>Where the 8 bytes of f_fsid start.</summary>
+    public int IdOffset { get; }
+}
+
 internal static class UnixErrors
 {
     /// <summary>The exception .NET's own file APIs would throw for this errno, so messages read the same as the stock task's.</summary>
     public static Exception ToException(int errno, string path)
+        => ToException(errno, path, ErrnoTable.ThisProcess);
+
+    internal static Exception ToException(int errno, string path, ErrnoTable table)
     {
         string text = Marshal.GetPInvokeErrorMessage(errno);
-        return errno switch
+        if (errno == table.NoSuchEntry)
         {
-            2 => new FileNotFoundException($"Could not find file '{path}'.", path),       // ENOENT
-            1 or 13 => new UnauthorizedAccessException($"Access to the path '{path}' is denied.", new IOException(text, errno)), // EPERM, EACCES
-            36 => new PathTooLongException($"The path '{path}' is too long, or a component of the specified path is too long."), // ENAMETOOLONG: no retry helps
-            _ => new IOException($"{text} : '{path}'", errno),
-        };
+            return new FileNotFoundException($"Could not find file '{path}'.", path);
+        }
+
+        if (errno == table.NotPermitted || errno == table.AccessDenied)
+        {
+            return new UnauthorizedAccessException($"Access to the path '{path}' is denied.", new IOException(text, errno));
+        }
+
+        if (errno == table.NameTooLong)
+        {
+            return new PathTooLongException($"The path '{path}' is too long, or a component of the specified path is too long."); // no retry helps
+        }
+
+        return new IOException($"{text} : '{path}'", errno);
     }
+}
+
+/// <summary>
+/// The errno numbers <see cref="UnixErrors"/> tells apart. They differ by OS: ENAMETOOLONG is 36 on Linux and 63
+/// on macOS and the BSDs, where 36 is EINPROGRESS (xnu bsd/sys/errno.h).
+/// </summary>
+internal sealed class ErrnoTable
+{
+    public static readonly ErrnoTable Linux = new(noSuchEntry: 2, notPermitted: 1, accessDenied: 13, nameTooLong: 36);
+
+    /// <summary>macOS, and FreeBSD, which keeps the same 4.4BSD numbers.</summary>
+    public static readonly ErrnoTable Bsd = new(noSuchEntry: 2, notPermitted: 1, accessDenied: 13, nameTooLong: 63);
+
+    public static readonly ErrnoTable ThisProcess = For(
+        RuntimeInformation.IsOSPlatform(OSPlatform.OSX) ? OSPlatform.OSX
+        : RuntimeInformation.IsOSPlatform(OSPlatform.FreeBSD) ? OSPlatform.FreeBSD
+        : OSPlatform.Linux);
+
+    private ErrnoTable(int noSuchEntry, int notPermitted, int accessDenied, int nameTooLong)
+    {
+        NoSuchEntry = noSuchEntry;
+        NotPermitted = notPermitted;
+        AccessDenied = accessDenied;
+        NameTooLong = nameTooLong;
+    }
+
+    public int NoSuchEntry { get; }
+
+    public int NotPermitted { get; }
+
+    public int AccessDenied { get; }
+
+    public int NameTooLong { get; }
+
+    public static ErrnoTable For(OSPlatform os) => os == OSPlatform.OSX || os == OSPlatform.FreeBSD ? Bsd : Linux;
 }
 #endif
