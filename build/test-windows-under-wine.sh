@@ -17,8 +17,16 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
 mkdir -p "$results"
 
 # One TRX with one result, for a run that could not happen or did not finish; summarize-test-results.py counts it.
+# Its ResultSummary says this report is complete ("Completed", or "Failed" for a failed result, as vstest writes
+# it): the one result carries the failure, so the summary counts it once (a TRX without one counts as cut short).
 report_only() { # outcome name message
   local now; now="$(date -u +%Y-%m-%dT%H:%M:%S.0000000Z)"
+  local run_outcome=Completed passed=0 failed=0 not_executed=0
+  case "$1" in
+    Passed) passed=1 ;;
+    NotExecuted) not_executed=1 ;;
+    *) run_outcome=Failed; failed=1 ;;
+  esac
   local id exec; id="$(cat /proc/sys/kernel/random/uuid)"; exec="$(cat /proc/sys/kernel/random/uuid)"
   local message; message="$(printf '%s' "$3" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g')"
   cat > "$results/windows-parity.trx" <<TRX
@@ -33,6 +41,9 @@ report_only() { # outcome name message
   <TestDefinitions><UnitTest name="$2" storage="build/test-windows-under-wine.sh" id="$id"><Execution id="$exec" /><TestMethod codeBase="build/test-windows-under-wine.sh" adapterTypeName="executor://build/test-windows-under-wine.sh" className="WindowsUnderWine" name="$2" /></UnitTest></TestDefinitions>
   <TestEntries><TestEntry testId="$id" executionId="$exec" testListId="8c84fa94-04c1-424b-9868-57a2d4851a1d" /></TestEntries>
   <TestLists><TestList name="Results Not in a List" id="8c84fa94-04c1-424b-9868-57a2d4851a1d" /></TestLists>
+  <ResultSummary outcome="$run_outcome">
+    <Counters total="1" executed="$((passed + failed))" passed="$passed" failed="$failed" notExecuted="$not_executed" />
+  </ResultSummary>
 </TestRun>
 TRX
   echo "$2: $1: $3"
