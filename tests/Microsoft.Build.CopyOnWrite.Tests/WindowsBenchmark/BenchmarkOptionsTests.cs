@@ -27,7 +27,7 @@ public sealed class BenchmarkOptionsTests
         BenchmarkOptions options = BenchmarkOptions.Parse(new[] { "--folder", @"R:\bench", "--benchmark" });
 
         Assert.AreEqual(BenchmarkOptions.DefaultRounds, options.Rounds);
-        Assert.AreEqual(15, options.Rounds);
+        Assert.AreEqual(21, options.Rounds);
         Assert.IsTrue(options.WarmUp);
         Assert.IsNull(options.Output);
     }

@@ -14,7 +14,7 @@ internal sealed class BenchmarkUsageException(string message) : Exception(messag
 internal sealed record BenchmarkOptions(IReadOnlyList<string> Folders, int Rounds, string? Output, bool Smoke)
 {
     public const string Switch = "--benchmark";
-    public const int DefaultRounds = 15;
+    public const int DefaultRounds = 21;
     public const int SmokeRounds = 2;
 
     /// <summary>Enough to keep a mistyped number from running for days.</summary>
