@@ -94,7 +94,11 @@ public sealed class BenchmarkTableTests
     [DataRow(1000.0, "1.00 ms")]
     [DataRow(12_345.0, "12.3 ms")]
     [DataRow(123_456.0, "123 ms")]
-    public void A_time_reads_in_microseconds_below_a_millisecond_and_in_milliseconds_from_there(double microseconds, string expected)
+    [DataRow(9.96, "10 µs")]
+    [DataRow(999.6, "1.00 ms")]
+    [DataRow(9_995.0, "10.0 ms")]
+    [DataRow(99_960.0, "100 ms")]
+    public void A_time_reads_in_microseconds_below_a_millisecond_and_in_milliseconds_from_there_with_at_most_three_digits(double microseconds, string expected)
     {
         Assert.AreEqual(expected, BenchmarkTable.Time(microseconds, microseconds));
     }

@@ -126,17 +126,19 @@ internal static class BenchmarkTable
     }
 
     /// <summary>A time in the unit its row's median reads best in: µs below a millisecond, ms from there on.</summary>
-    public static string Time(double microseconds, double median) => Number(microseconds, median) + (median < 1000 ? " µs" : " ms");
+    /// <remarks>The thresholds sit where a median would round up to the next unit or digit, so no median reads
+    /// "1000 µs" or "10.00 ms": three significant digits at most, whatever the value.</remarks>
+    public static string Time(double microseconds, double median) => Number(microseconds, median) + (median < 999.5 ? " µs" : " ms");
 
     private static string Number(double microseconds, double median)
     {
-        if (median < 1000)
+        if (median < 999.5)
         {
-            return microseconds.ToString(median < 10 ? "0.0" : "0", CultureInfo.InvariantCulture);
+            return microseconds.ToString(median < 9.95 ? "0.0" : "0", CultureInfo.InvariantCulture);
         }
 
         double milliseconds = microseconds / 1000;
-        string format = median < 10_000 ? "0.00" : median < 100_000 ? "0.0" : "0";
+        string format = median < 9_995 ? "0.00" : median < 99_950 ? "0.0" : "0";
         return milliseconds.ToString(format, CultureInfo.InvariantCulture);
     }
 
