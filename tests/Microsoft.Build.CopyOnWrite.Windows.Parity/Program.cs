@@ -12,6 +12,8 @@ namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
 /// <summary>
 /// Usage: Microsoft.Build.CopyOnWrite.Windows.Parity.exe --results FOLDER [--scratch FOLDER] [--filter TEXT] [--list]
 ///        Microsoft.Build.CopyOnWrite.Windows.Parity.exe --facts      (what this Windows, or Wine, does with the calls the engine needs)
+///        Microsoft.Build.CopyOnWrite.Windows.Parity.exe --benchmark --folder DIR [--folder DIR ...] [--rounds N] [--out FILE.md] [--smoke]
+///            (time per file of our engine and task beside File.Copy and MSBuild's Copy: Benchmark/BenchmarkRunner.cs)
 /// Runs every test, prints one line per test and closes with "N passed, N failed, N skipped"; exits 1 when a
 /// test failed or none passed. Writes FOLDER/windows-parity.trx. Files are arranged under --scratch (default: the
 /// temp folder), in a folder of this process's own that is deleted at the end.
@@ -29,6 +31,11 @@ internal static class Program
         if (args.Length >= 1 && args[0] == RealWindows.WorkerSwitch)
         {
             return RealWindows.Worker(args.Skip(1).ToArray());
+        }
+
+        if (args.Contains(Benchmark.BenchmarkOptions.Switch))
+        {
+            return Benchmark.BenchmarkRunner.Run(args);
         }
 
         string scratch = Path.Combine(Option(args, "--scratch") ?? Path.GetTempPath(), $"cow-windows-parity-{Environment.ProcessId}");

@@ -15,6 +15,8 @@ internal static unsafe class Win32
     public const uint FsctlSetSparse = 0x000900C4;
     public const uint FsctlGetIntegrityInformation = 0x0009027C;
     public const uint FsctlDuplicateExtentsToFile = 0x00098344;
+    public const uint FsctlGetRefsVolumeData = 0x000902D8;
+    public const uint FsctlGetNtfsVolumeData = 0x00090064;
     public const int FileRenameInfo = 3;
     public const int FileRenameInfoEx = 22;
     public const uint FileRenameFlagReplaceIfExists = 0x1;
@@ -25,6 +27,7 @@ internal static unsafe class Win32
     private const uint FileReadAttributes = 0x80;
     private const uint OpenExisting = 3;
     private const uint FileFlagBackupSemantics = 0x02000000;
+    private const int MaxPathChars = 1024;
 
     /// <summary>The Wine version when this process runs under Wine (ntdll exports wine_get_version), else null.</summary>
     public static string? WineVersion
@@ -174,6 +177,60 @@ internal static unsafe class Win32
         }
     }
 
+    /// <summary>
+    /// "ReFS 3.14" style version of the file system holding <paramref name="file"/>: FSCTL_GET_REFS_VOLUME_DATA for
+    /// ReFS, FSCTL_GET_NTFS_VOLUME_DATA's extended data for NTFS. 0 or the Win32 error (50 for other file systems).
+    /// </summary>
+    /// <remarks>The documentation asks for a volume handle; a file's handle is tried first because opening the volume
+    /// may need rights a benchmark should not ask for. The caller tries <see cref="OpenVolume"/> when this fails.</remarks>
+    public static int FileSystemVersion(SafeFileHandle handle, string fileSystem, out string version)
+    {
+        const int ErrorNotSupported = 50;
+        version = string.Empty;
+        if (string.Equals(fileSystem, "ReFS", StringComparison.OrdinalIgnoreCase))
+        {
+            // REFS_VOLUME_DATA_BUFFER: ByteCount, then MajorVersion and MinorVersion as DWORDs; 128 bytes in all.
+            uint* refs = stackalloc uint[32];
+            int error = Ioctl(handle, FsctlGetRefsVolumeData, null, 0, refs, 128);
+            version = error == 0 ? $"{refs[1]}.{refs[2]}" : string.Empty;
+            return error;
+        }
+
+        if (string.Equals(fileSystem, "NTFS", StringComparison.OrdinalIgnoreCase))
+        {
+            // NTFS_VOLUME_DATA_BUFFER is 96 bytes; NTFS_EXTENDED_VOLUME_DATA follows it when the buffer has room:
+            // ByteCount (DWORD), then MajorVersion and MinorVersion as WORDs.
+            byte* ntfs = stackalloc byte[96 + 32];
+            new Span<byte>(ntfs, 128).Clear();
+            int error = Ioctl(handle, FsctlGetNtfsVolumeData, null, 0, ntfs, 128);
+            if (error == 0 && *(uint*)(ntfs + 96) == 0)
+            {
+                return ErrorNotSupported; // an old system that filled in the basic buffer only
+            }
+
+            version = error == 0 ? $"{*(ushort*)(ntfs + 100)}.{*(ushort*)(ntfs + 102)}" : string.Empty;
+            return error;
+        }
+
+        return ErrorNotSupported;
+    }
+
+    /// <summary>A handle to the volume that holds <paramref name="path"/> (\\.\R:), asking only to read attributes.</summary>
+    public static SafeFileHandle OpenVolume(string path, out int error)
+    {
+        char* root = stackalloc char[MaxPathChars];
+        if (!GetVolumePathNameW(path, root, MaxPathChars))
+        {
+            error = Marshal.GetLastWin32Error();
+            return new SafeFileHandle(IntPtr.Zero, ownsHandle: false);
+        }
+
+        string volume = @"\\.\" + new string(root).TrimEnd('\\');
+        SafeFileHandle handle = CreateFileW(volume, FileReadAttributes, (uint)(FileShare.ReadWrite | FileShare.Delete), IntPtr.Zero, OpenExisting, 0, IntPtr.Zero);
+        error = handle.IsInvalid ? Marshal.GetLastWin32Error() : 0;
+        return handle;
+    }
+
     public static string Describe(int error) => $"{error} ({new Win32Exception(error).Message})";
 
     /// <summary>BY_HANDLE_FILE_INFORMATION: FILETIMEs are 4-byte aligned, hence Pack = 4 (52 bytes).</summary>
@@ -210,6 +267,9 @@ internal static unsafe class Win32
 
     [DllImport(Kernel32, SetLastError = true, CharSet = CharSet.Unicode)]
     private static extern bool GetDiskFreeSpaceW(string root, out uint sectorsPerCluster, out uint bytesPerSector, out uint freeClusters, out uint totalClusters);
+
+    [DllImport(Kernel32, SetLastError = true, CharSet = CharSet.Unicode)]
+    private static extern bool GetVolumePathNameW(string path, char* volumePath, uint chars);
 
     [DllImport(Kernel32, SetLastError = true)]
     private static extern bool GetFileInformationByHandleEx(SafeFileHandle file, int informationClass, void* information, uint size);
