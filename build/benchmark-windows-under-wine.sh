@@ -12,8 +12,9 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 table="$(realpath -m "${1:-$repo/artifacts/windows-benchmark-wine.md}")"
 shift || true
 wine="${COW_WINE:-/usr/lib/wine/wine64}"
-wineserver="$(dirname "$wine")/wineserver"
 user="${COW_WINE_USER:-cow-wine}"
+# shellcheck source=build/wine-env.sh
+. "$repo/build/wine-env.sh"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
 if [ ! -x "$wine" ]; then
   echo "Wine is not installed ($wine not found): apt-get install wine wine64" >&2
@@ -22,8 +23,7 @@ fi
 
 out="$(mktemp -d -t cow-windows-benchmark-XXXXXX)"
 trap 'rm -rf "$out"' EXIT
-if ! dotnet publish "$repo/tests/Microsoft.Build.CopyOnWrite.Windows.Parity/Microsoft.Build.CopyOnWrite.Windows.Parity.csproj" \
-    -c Release -nologo -nr:false -v:q -o "$out/program" > "$out/publish.log" 2>&1; then
+if ! publish_windows_program "$out"; then
   cat "$out/publish.log"
   exit 1
 fi
@@ -31,28 +31,8 @@ mkdir -p "$out/a" "$out/b" "$out/result"
 chmod 755 "$out"
 
 # The same unprivileged user and prefix as build/test-windows-under-wine.sh (root under Wine writes read-only files).
-if [ "$(id -u)" = 0 ]; then
-  if ! id "$user" >/dev/null 2>&1; then
-    useradd --system --create-home --home-dir "/var/lib/$user" --shell /usr/sbin/nologin "$user"
-  fi
-  home="$(getent passwd "$user" | cut -d: -f6)"
-  chown -R "$user:" "$out/a" "$out/b" "$out/result"
-  as_user() { setpriv --reuid="$user" --regid="$user" --init-groups env -i HOME="$home" USER="$user" PATH=/usr/bin:/bin "$@"; }
-else
-  home="$HOME"
-  as_user() { env -i HOME="$home" USER="$(id -un)" PATH=/usr/bin:/bin "$@"; }
-fi
-prefix="${COW_WINE_PREFIX:-$home/.cache/cow-wine/prefix}"
-wine_env=(WINEPREFIX="$prefix" WINEDEBUG=-all DISPLAY= WAYLAND_DISPLAY=)
-as_user mkdir -p "$(dirname "$prefix")"
-exec 9>>"$(dirname "$prefix")/.make-prefix.lock"
-flock 9
-if [ ! -f "$prefix/system.reg" ]; then
-  as_user env "${wine_env[@]}" WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init > "$out/wineboot.log" 2>&1
-  as_user env "${wine_env[@]}" "$wine" reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f >> "$out/wineboot.log" 2>&1
-  as_user env "${wine_env[@]}" "$wineserver" -w
-fi
-flock -u 9
+use_wine_user "$out/a" "$out/b" "$out/result"
+make_wine_prefix "$out/wineboot.log" || true
 
 windows_out="Z:${out//\//\\}"
 options=("$@")

@@ -44,11 +44,24 @@ if ! dotnet build "$snowball/Snowball.sln" --no-restore -nologo -nr:false -nocon
 fi
 
 volumes=(--volume "$artifacts/measure-checkout")
-if [ "$(id -u)" = 0 ] && command -v mkfs.xfs >/dev/null; then
-  volumes+=(--volume xfs)
+if [ "$(id -u)" = 0 ]; then
+  # A cloning product's demo should show a clone: as root, install what a fresh XFS volume needs, as .ci/run does.
+  if ! command -v mkfs.xfs >/dev/null && command -v apt-get >/dev/null; then
+    echo
+    echo "== Installing xfsprogs (mkfs.xfs), for a fresh loop-mounted XFS volume"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq xfsprogs >/dev/null) \
+      || echo "Could not install xfsprogs (apt-get failed above); measuring on this checkout only."
+  fi
+  if command -v mkfs.xfs >/dev/null; then
+    volumes+=(--volume xfs)
+  else
+    echo
+    echo "Measuring on this checkout only: no mkfs.xfs, and no apt-get to install it. Install xfsprogs, then run this again."
+  fi
 else
   echo
-  echo "Measuring on this checkout only: a fresh XFS volume needs root and xfsprogs (apt-get install xfsprogs)."
+  echo "Measuring on this checkout only: a fresh XFS volume, where the sample's copies are clones, needs root."
+  echo "To see it: sudo ./build/run-sample.sh"
 fi
 
 echo

@@ -11,8 +11,9 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 results="$(realpath -m "${1:-$repo/artifacts/test-results/windows-parity}")"
 shift || true
 wine="${COW_WINE:-/usr/lib/wine/wine64}"
-wineserver="$(dirname "$wine")/wineserver"
 user="${COW_WINE_USER:-cow-wine}"
+# shellcheck source=build/wine-env.sh
+. "$repo/build/wine-env.sh"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
 mkdir -p "$results"
 
@@ -61,8 +62,7 @@ elapsed() { local tenths=$(( ($(seconds) - $1) / 100000000 )); echo "$((tenths /
 out="$(mktemp -d -t cow-windows-parity-XXXXXX)"
 trap 'rm -rf "$out"' EXIT
 t="$(seconds)"
-if ! dotnet publish "$repo/tests/Microsoft.Build.CopyOnWrite.Windows.Parity/Microsoft.Build.CopyOnWrite.Windows.Parity.csproj" \
-    -c Release -nologo -nr:false -v:q -o "$out/program" > "$out/publish.log" 2>&1; then
+if ! publish_windows_program "$out"; then
   cat "$out/publish.log"
   report_only Failed "WindowsUnderWine.Publish" "dotnet publish of the Windows parity program failed; see the log above."
   exit 1
@@ -71,37 +71,11 @@ echo "published the Windows parity program in $(elapsed "$t")"
 mkdir -p "$out/results" "$out/scratch"
 chmod 755 "$out"
 
-# Who runs Wine: an unprivileged user when we are root (root writes read-only files, so the read-only cases
-# would pass for the wrong reason); otherwise the user running this script.
-if [ "$(id -u)" = 0 ]; then
-  if ! id "$user" >/dev/null 2>&1; then
-    useradd --system --create-home --home-dir "/var/lib/$user" --shell /usr/sbin/nologin "$user"
-  fi
-  home="$(getent passwd "$user" | cut -d: -f6)"
-  chown -R "$user:" "$out/results" "$out/scratch"
-  as_user() { setpriv --reuid="$user" --regid="$user" --init-groups env -i HOME="$home" USER="$user" PATH=/usr/bin:/bin "$@"; }
-else
-  home="$HOME"
-  as_user() { env -i HOME="$home" USER="$(id -un)" PATH=/usr/bin:/bin "$@"; }
-fi
-prefix="${COW_WINE_PREFIX:-$home/.cache/cow-wine/prefix}"
-wine_env=(WINEPREFIX="$prefix" WINEDEBUG=-all DISPLAY= WAYLAND_DISPLAY=)
-
-# A prefix of our own, made once and kept: the first boot takes a while, later runs reuse it. Runs from other
-# worktrees may share it (Wine runs several programs in one prefix), so only its making is serialised.
-as_user mkdir -p "$(dirname "$prefix")"
-exec 9>>"$(dirname "$prefix")/.make-prefix.lock"
-flock 9
-if [ ! -f "$prefix/system.reg" ]; then
-  t="$(seconds)"
-  # Without Mono and Gecko: there is nothing to download them from, and .NET brings its own runtime.
-  as_user env "${wine_env[@]}" WINEDLLOVERRIDES="mscoree,mshtml=" "$wine" wineboot --init > "$out/wineboot.log" 2>&1
-  # .NET 10 supports Windows 10 and later; Wine 8 imitates Windows 7 unless told otherwise.
-  as_user env "${wine_env[@]}" "$wine" reg add 'HKCU\Software\Wine' /v Version /t REG_SZ /d win10 /f >> "$out/wineboot.log" 2>&1
-  as_user env "${wine_env[@]}" "$wineserver" -w
+use_wine_user "$out/results" "$out/scratch"
+t="$(seconds)"
+if make_wine_prefix "$out/wineboot.log"; then
   echo "made the Wine prefix $prefix in $(elapsed "$t")"
 fi
-flock -u 9
 
 t="$(seconds)"
 # Results and scratch files in this run's own folder (removed on exit, even after a crash), as Windows paths.

@@ -160,10 +160,5 @@ public sealed class MacCloneEngineTests
         Assert.AreEqual(0, leftovers.Length, string.Join(", ", leftovers));
     }
 
-    private static byte[] Bytes(int count, int seed = 0)
-    {
-        var bytes = new byte[count];
-        new Random(seed).NextBytes(bytes);
-        return bytes;
-    }
+    private static byte[] Bytes(int count, int seed = 0) => SeededBytes.Of(count, seed);
 }

@@ -5,6 +5,7 @@ using System.Linq;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Tests.Cloning.Fakes;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Cloning;
@@ -101,7 +102,7 @@ public sealed class WindowsCallBudgetTests
 
     private static IEnumerable<BudgetRow> ReadBudget()
     {
-        string document = File.ReadAllText(Path.Combine(RepositoryRoot(), "docs", "windows-engine.md"));
+        string document = File.ReadAllText(Path.Combine(RepositoryLayout.Root, "docs", "windows-engine.md"));
         int start = document.IndexOf(BudgetStart, StringComparison.Ordinal);
         int end = document.IndexOf(BudgetEnd, StringComparison.Ordinal);
         Assert.IsTrue(start >= 0 && end > start, $"docs/windows-engine.md has no {BudgetStart} ... {BudgetEnd} table");
@@ -119,25 +120,7 @@ public sealed class WindowsCallBudgetTests
 
     private static int Int(string cell) => int.Parse(cell.Trim('*'), System.Globalization.CultureInfo.InvariantCulture);
 
-    private static string RepositoryRoot()
-    {
-        for (DirectoryInfo? folder = new(AppContext.BaseDirectory); folder is not null; folder = folder.Parent)
-        {
-            if (File.Exists(Path.Combine(folder.FullName, "Microsoft.Build.CopyOnWrite.sln")))
-            {
-                return folder.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("The test runs from a build output inside the repository.");
-    }
-
-    private static byte[] Bytes(int count, int seed = 0)
-    {
-        var bytes = new byte[count];
-        new Random(seed).NextBytes(bytes);
-        return bytes;
-    }
+    private static byte[] Bytes(int count, int seed = 0) => SeededBytes.Of(count, seed);
 
     /// <summary>One row of the call budget: the case, what the engine did, and its calls by kind.</summary>
     public sealed record BudgetRow(int Number, string Source, string Destination, string Volume, string Result, int Opens, int Closes, int Queries, int Changes, int Clones, int DeviceFlushes, int ByteCopies, int Total)

@@ -713,10 +713,5 @@ public sealed class WindowsCloneEngineTests
         Assert.AreEqual(0, leftovers.Length, string.Join(", ", leftovers));
     }
 
-    private static byte[] Bytes(int count, int seed = 0)
-    {
-        var bytes = new byte[count];
-        new Random(seed).NextBytes(bytes);
-        return bytes;
-    }
+    private static byte[] Bytes(int count, int seed = 0) => SeededBytes.Of(count, seed);
 }
