@@ -305,6 +305,48 @@ public sealed class WindowsCloneEngineTests
     }
 
     [TestMethod]
+    public void Clones_of_one_just_written_source_from_eight_threads_are_made_one_at_a_time()
+    {
+        byte[] content = Bytes(20_000);
+        _files.AddFile(Source, content, SecondsAgo);
+        _files.OnCall = call =>
+        {
+            if (call == "DuplicateExtents")
+            {
+                Thread.Sleep(20); // holds each clone open long enough for any other to overlap it
+            }
+        };
+
+        CloneResult[] results = CloneFromThreads(Source, 8);
+
+        Assert.AreEqual(1, _files.MostClonesOfOneSourceAtOnce, "concurrent clones of one fresh source are the race of microsoft/CopyOnWrite#12");
+        Assert.IsTrue(results.All(result => result.Method == CloneMethod.Cloned));
+        for (int i = 0; i < 8; i++)
+        {
+            CollectionAssert.AreEqual(content, _files[$@"D:\out\App{i}.dll"].Data);
+        }
+    }
+
+    [TestMethod]
+    public void Clones_of_a_settled_source_are_not_serialised()
+    {
+        _files.AddFile(Source, Bytes(20_000), YesterdayFileTime);
+        using var bothInside = new CountdownEvent(2);
+        _files.OnCall = call =>
+        {
+            if (call == "DuplicateExtents" && !bothInside.IsSet)
+            {
+                bothInside.Signal();
+                bothInside.Wait(TimeSpan.FromSeconds(10)); // returns at once when the other clone is in too
+            }
+        };
+
+        CloneFromThreads(Source, 2);
+
+        Assert.AreEqual(2, _files.MostClonesOfOneSourceAtOnce, "no hazard, so no waiting for each other");
+    }
+
+    [TestMethod]
     public void A_just_written_source_that_cannot_be_flushed_is_copied_not_cloned()
     {
         byte[] content = Bytes(20_000);
@@ -705,6 +747,18 @@ public sealed class WindowsCloneEngineTests
         {
             Assert.AreEqual(0, _files[path].OpenHandles.Count, path);
         }
+    }
+
+    /// <summary>Clones <paramref name="source"/> to D:\out\App{i}.dll from threads of their own, all started before any is awaited.</summary>
+    private CloneResult[] CloneFromThreads(string source, int count)
+    {
+        var results = new CloneResult[count];
+        Thread[] threads = Enumerable.Range(0, count)
+            .Select(i => new Thread(() => results[i] = _engine.CloneOrCopy(source, $@"D:\out\App{i}.dll", CancellationToken.None)))
+            .ToArray();
+        Array.ForEach(threads, thread => thread.Start());
+        Array.ForEach(threads, thread => thread.Join());
+        return results;
     }
 
     private void AssertNoTemporaryFileIn(string folder)

@@ -38,6 +38,9 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
     private readonly Dictionary<string, Queue<int>> _failures = new(StringComparer.Ordinal);
     private readonly object _lock = new();
 
+    // Calls and injected failures, apart from _lock: a test may hold a call back (OnCall) while other threads go on.
+    private readonly object _callsLock = new();
+
     public List<string> Calls { get; } = new();
 
     /// <summary>Called with each call's name as it is made (e.g. to cancel in the middle of a copy).</summary>
@@ -262,10 +265,32 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
         return 0;
     }
 
+    /// <summary>The most clone calls from one source that were under way at the same moment (several threads).</summary>
+    public int MostClonesOfOneSourceAtOnce { get; private set; }
+
     public int DuplicateExtents(WindowsFile source, WindowsFile destination, CloneChunk chunk)
     {
         FakeHandle from = Use(source);
-        FakeHandle to = Use(destination);
+        lock (_callsLock)
+        {
+            MostClonesOfOneSourceAtOnce = Math.Max(MostClonesOfOneSourceAtOnce, ++from.Node.ClonesUnderWay);
+        }
+
+        try
+        {
+            return DuplicateExtentsNow(from, Use(destination), chunk);
+        }
+        finally
+        {
+            lock (_callsLock)
+            {
+                from.Node.ClonesUnderWay--;
+            }
+        }
+    }
+
+    private int DuplicateExtentsNow(FakeHandle from, FakeHandle to, CloneChunk chunk)
+    {
         int error = Injected(nameof(DuplicateExtents), to.Path, $"{chunk.Offset}+{chunk.Length}");
         if (error != 0)
         {
@@ -585,9 +610,16 @@ internal sealed class FakeWindowsFileSystem : IWindowsFileSystem
 
     private int Injected(string call, string path, string? argument = null)
     {
-        Calls.Add(argument is null ? $"{call} {path}" : $"{call} {path} {argument}");
+        lock (_callsLock)
+        {
+            Calls.Add(argument is null ? $"{call} {path}" : $"{call} {path} {argument}");
+        }
+
         OnCall?.Invoke(call);
-        return _failures.TryGetValue(call, out Queue<int>? queue) && queue.Count > 0 ? queue.Dequeue() : 0;
+        lock (_callsLock)
+        {
+            return _failures.TryGetValue(call, out Queue<int>? queue) && queue.Count > 0 ? queue.Dequeue() : 0;
+        }
     }
 }
 
@@ -665,6 +697,9 @@ internal sealed class FakeNode
     public bool SharesClusters => SharedClusters > 0;
 
     public uint Links { get; set; } = 1;
+
+    /// <summary>Clone calls reading this file right now.</summary>
+    public int ClonesUnderWay { get; set; }
 
     public int References { get; set; }
 
