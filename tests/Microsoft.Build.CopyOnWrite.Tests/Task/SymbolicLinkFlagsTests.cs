@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Task;

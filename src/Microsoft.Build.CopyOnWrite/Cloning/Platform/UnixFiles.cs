@@ -2,11 +2,10 @@ using System;
 using System.IO;
 using System.Runtime.InteropServices;
 #if NET
-using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Win32.SafeHandles;
 #endif
 
-namespace Microsoft.Build.CopyOnWrite;
+namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
 /// Linux file identity and file type: is a destination the source's own directory entry under another

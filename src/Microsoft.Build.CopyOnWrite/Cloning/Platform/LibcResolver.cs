@@ -4,7 +4,7 @@ using System.Reflection;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
-namespace Microsoft.Build.CopyOnWrite;
+namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
 /// Where this assembly's "libc" imports come from on Linux: the C library the process already has loaded, found in

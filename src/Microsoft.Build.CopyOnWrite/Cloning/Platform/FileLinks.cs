@@ -3,7 +3,7 @@ using System.IO;
 using System.Runtime.InteropServices;
 using System.Text.RegularExpressions;
 
-namespace Microsoft.Build.CopyOnWrite;
+namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>Hard and symbolic links, made at a new path (the caller renames them into place).</summary>
 internal static class FileLinks
@@ -48,7 +48,7 @@ internal static class FileLinks
             return false;
         }
 #if NET
-        if (!Cloning.LinuxNative.HasStatx)
+        if (!LinuxNative.HasStatx)
         {
             return false; // the catch below would cost a first-chance exception per call
         }
@@ -151,7 +151,7 @@ internal static class FileLinks
     public static Exception WithDestinationPath(Exception e, string destinationPath)
     {
         string folder = Path.GetDirectoryName(destinationPath) ?? string.Empty;
-        string pattern = Regex.Escape(Path.Combine(folder, Cloning.AtomicFile.TemporaryPrefix)) + @"[^/\\]*?\.[0-9a-f]{12}" + Regex.Escape(Cloning.AtomicFile.TemporarySuffix);
+        string pattern = Regex.Escape(Path.Combine(folder, AtomicFile.TemporaryPrefix)) + @"[^/\\]*?\.[0-9a-f]{12}" + Regex.Escape(AtomicFile.TemporarySuffix);
         string message = Regex.Replace(e.Message, pattern, destinationPath.Replace("$", "$$"));
         if (message == e.Message)
         {

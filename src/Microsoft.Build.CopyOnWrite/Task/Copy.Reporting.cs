@@ -1,0 +1,30 @@
+using Microsoft.Build.Framework;
+
+namespace Microsoft.Build.CopyOnWrite;
+
+// What the task says in the build log of its own: the one summary line per invocation and the coded errors and
+// warnings (the savings report is Savings/SavingsReport's). One place, so every coded message goes out the same way.
+public sealed partial class Copy
+{
+    private void LogSummary()
+    {
+        // Described only when a logger takes the line: at the console's default verbosity nobody does.
+        MessageImportance importance = _summary.DidWork ? MessageImportance.Normal : MessageImportance.Low;
+        if ((_summary.DidWork || _summary.UpToDateFiles > 0) && Log.LogsMessagesOfImportance(importance))
+        {
+            Log.LogMessage(importance, _summary.Describe());
+        }
+    }
+
+    private bool LogErrorAndFail(string code, string format, params object[] arguments)
+    {
+        LogError(code, format, arguments);
+        return false;
+    }
+
+    private void LogError(string code, string format, params object[] arguments)
+        => Log.LogError(subcategory: null, errorCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: format, messageArgs: arguments);
+
+    private void LogWarning(string code, string format, params object[] arguments)
+        => Log.LogWarning(subcategory: null, warningCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: format, messageArgs: arguments);
+}

@@ -1,0 +1,194 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.Framework;
+using Microsoft.Build.Utilities;
+
+namespace Microsoft.Build.CopyOnWrite;
+
+/// <summary>
+/// A drop-in replacement for MSBuild's Copy task: the same parameters, outputs, codes, messages and
+/// incremental behaviour, but files are cloned (copy-on-write) where the file system can, replaced
+/// atomically, and never written through links. What it did is summarised in one line per invocation.
+/// </summary>
+/// <remarks>
+/// This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/). This file
+/// holds the parameters and Execute; the rest is split where each part reads on its own: Copy.Pairs.cs (which source
+/// goes where, in what order), Copy.OneFile.cs (one pair's checks, retries and clone), Copy.Links.cs (hard and
+/// symbolic links), Copy.Reporting.cs (the summary line and coded messages), Copy.Environment.cs (per MSBuild flavour).
+/// </remarks>
+/// <remarks>
+/// Process-wide state: none. Paths come from the items' FullPath (resolved against their project's directory by
+/// MSBuild), never from the current directory; environment variables come from <see cref="ReadProjectEnvironment"/>
+/// (Copy.Environment.cs), which is the project's TaskEnvironment in the multi-threaded flavour.
+/// </remarks>
+public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
+{
+    private const string DestinationFilesName = "DestinationFiles";
+    private const string DestinationFolderName = "DestinationFolder";
+    private const string SourceFilesName = "SourceFiles";
+    private const string SourceFoldersName = "SourceFolders";
+
+    private readonly CancellationTokenSource _cancellation = new();
+    private readonly object _directoryLock = new();
+    private readonly HashSet<string> _foldersKnownToExist = new(StringComparer.Ordinal);
+    private readonly ICloneEngine _engine;
+    private readonly Func<string, string?> _environment;
+    private CopySummary _summary = new();
+    private bool? _useSymboliclinksIfPossible;
+    private int _wroteAtLeastOneFile;
+
+    public Copy()
+        : this(null, null)
+    {
+    }
+
+    /// <param name="engine">The clone engine; null for this process's shared one.</param>
+    /// <param name="environment">Reads environment variables; null for the project's (see Copy.Environment.cs).</param>
+    internal Copy(ICloneEngine? engine, Func<string, string?>? environment)
+    {
+        _engine = engine ?? CloneEngines.Current;
+        _environment = environment ?? ReadProjectEnvironment;
+    }
+
+    public ITaskItem[]? SourceFiles { get; set; }
+
+    public ITaskItem[]? SourceFolders { get; set; }
+
+    public ITaskItem? DestinationFolder { get; set; }
+
+    [Output]
+    public ITaskItem[]? DestinationFiles { get; set; }
+
+    [Output]
+    public ITaskItem[]? CopiedFiles { get; private set; }
+
+    [Output]
+    public bool WroteAtLeastOneFile => Volatile.Read(ref _wroteAtLeastOneFile) != 0;
+
+    public int Retries { get; set; } = 10;
+
+    public int RetryDelayMilliseconds { get; set; } = 1000;
+
+    public bool UseHardlinksIfPossible { get; set; }
+
+    /// <summary>When not set, MSBuildUseSymboliclinksIfPossible in the environment turns it on, as in the stock task.</summary>
+    public bool UseSymboliclinksIfPossible
+    {
+        get => _useSymboliclinksIfPossible ?? false;
+        set => _useSymboliclinksIfPossible = value;
+    }
+
+    public bool ErrorIfLinkFails { get; set; }
+
+    public bool SkipUnchangedFiles { get; set; }
+
+    public bool OverwriteReadOnlyFiles { get; set; }
+
+    public bool FailIfNotIncremental { get; set; }
+
+    /// <summary>What this invocation cloned, copied, linked and left alone (for tests and the build summary).</summary>
+    internal CopySummary Summary => _summary;
+
+    /// <summary>
+    /// The project's CopyOnWriteMode and friends when <see cref="Savings.CopyTaskFactory"/> made the task (they were
+    /// set in a project file); null when MSBuild loaded it directly and they come from -p: or the environment.
+    /// </summary>
+    internal Savings.CopyOnWriteSettings? Settings { get; set; }
+
+    /// <summary>A CopyOnWrite property value the factory did not understand (reported as COW003), or null.</summary>
+    internal string? SettingsProblem { get; set; }
+
+    public void Cancel() => _cancellation.Cancel();
+
+    public override bool Execute()
+    {
+        _summary = new CopySummary();
+        _foldersKnownToExist.Clear(); // a task object run again may find its folders gone
+        if ((SourceFiles is null || SourceFiles.Length == 0) && (SourceFolders is null || SourceFolders.Length == 0))
+        {
+            DestinationFiles = Array.Empty<ITaskItem>();
+            CopiedFiles = Array.Empty<ITaskItem>();
+            return true;
+        }
+
+        if (!ValidateParameters())
+        {
+            return false;
+        }
+
+        string? settingsProblem = SettingsProblem;
+        Savings.CopyOnWriteSettings settings = Settings ?? Savings.CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
+        _summary = new CopySummary(() => Savings.CopySources.For(settings.AcceptCopiesFrom, _environment));
+        var options = new CopyOptions(
+            OverwriteReadOnlyFiles: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
+            UseSymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
+            AlwaysRetry: _environment("MSBUILDALWAYSRETRY") is not null,
+            RetryAccessDenied: MSBuildHost.RetriesAccessDeniedByDefault(_environment),
+            CopyWithoutDelete: _environment("MSBUILDCOPYWITHOUTDELETE") == "1");
+
+        if (!TryPlanPairs(out List<CopyPair> pairs))
+        {
+            DestinationFiles = Array.Empty<ITaskItem>();
+            return false;
+        }
+
+        bool allSucceeded = RunPairs(pairs, options);
+        var copied = new List<ITaskItem>(pairs.Count);
+        foreach (CopyPair pair in pairs)
+        {
+            if (pair.Succeeded)
+            {
+                copied.Add(pair.Destination);
+            }
+        }
+
+        CopiedFiles = copied.ToArray();
+        LogSummary();
+        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem);
+        return allSucceeded && savingsOk && !_cancellation.IsCancellationRequested;
+    }
+
+    private bool ValidateParameters()
+    {
+        if (Retries < 0)
+        {
+            return LogErrorAndFail(CopyMessages.InvalidRetryCountCode, CopyMessages.InvalidRetryCount, Retries);
+        }
+
+        if (RetryDelayMilliseconds < 0)
+        {
+            return LogErrorAndFail(CopyMessages.InvalidRetryDelayCode, CopyMessages.InvalidRetryDelay, RetryDelayMilliseconds);
+        }
+
+        if (DestinationFiles is null && DestinationFolder is null)
+        {
+            return LogErrorAndFail(CopyMessages.NoDestinationCode, CopyMessages.NoDestination, DestinationFilesName, DestinationFolderName);
+        }
+
+        if (DestinationFiles is not null && DestinationFolder is not null)
+        {
+            return LogErrorAndFail(CopyMessages.BothDestinationsCode, CopyMessages.BothDestinations, DestinationFilesName, DestinationFolderName);
+        }
+
+        if (SourceFolders is not null && DestinationFiles is not null)
+        {
+            return LogErrorAndFail(CopyMessages.IncompatibleParametersCode, CopyMessages.IncompatibleParameters, SourceFoldersName, DestinationFilesName);
+        }
+
+        if (DestinationFiles is not null && DestinationFiles.Length != (SourceFiles?.Length ?? 0))
+        {
+            return LogErrorAndFail(CopyMessages.CountMismatchCode, CopyMessages.CountMismatch, DestinationFiles.Length, SourceFiles?.Length ?? 0, DestinationFilesName, SourceFilesName);
+        }
+
+        if (ErrorIfLinkFails && !UseHardlinksIfPossible && !UseSymboliclinksIfPossible)
+        {
+            return LogErrorAndFail(CopyMessages.ErrorIfLinkFailsWithoutLinkCode, CopyMessages.ErrorIfLinkFailsWithoutLink);
+        }
+
+        return true;
+    }
+
+    private readonly record struct CopyOptions(bool OverwriteReadOnlyFiles, bool UseSymbolicLinks, bool AlwaysRetry, bool RetryAccessDenied, bool CopyWithoutDelete);
+}
