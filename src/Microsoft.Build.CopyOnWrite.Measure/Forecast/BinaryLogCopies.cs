@@ -59,8 +59,9 @@ internal static partial class BinaryLogCopies
         {
             build = BinaryLog.ReadBuild(full);
         }
-        catch (Exception e) when (e is not OutOfMemoryException)
+        catch (Exception e) when (e is not (OutOfMemoryException or FileNotFoundException or FileLoadException or TypeLoadException or MissingMemberException))
         {
+            // Those left out are a broken installation of this tool, not a bad log: they surface as they are.
             // The reader says what it choked on (an unknown compression, a bad record), which means little to a user.
             throw new MeasureException($"predict {path}: not a binary log MSBuild.StructuredLogger can read ({e.GetType().Name}); give the .binlog that dotnet build -bl writes.");
         }

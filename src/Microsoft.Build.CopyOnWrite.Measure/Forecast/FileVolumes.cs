@@ -19,7 +19,8 @@ internal sealed record VolumeFacts(string Key, string MountPoint, string FileSys
 
 /// <summary>
 /// Stats the files a build copied and names their volumes: st_dev through the task's own statx (Linux), the mount
-/// point and file system from the mount table as the summary logger reads it, and whether the file system clones.
+/// point and file system from the mount table as the measurement reads it (elsewhere as the summary logger does), and
+/// whether the file system clones.
 /// </summary>
 internal sealed class FileVolumes(IMeasurementPlatform? platform)
 {
@@ -63,8 +64,19 @@ internal sealed class FileVolumes(IMeasurementPlatform? platform)
         }
 
         string folder = _folders.TryGetValue(key, out List<string>? folders) && folders.Count > 0 ? folders[0] : string.Empty;
-        string mountPoint = SavingsVolumes.MountPointOf(folder);
-        string fileSystem = SavingsVolumes.FileSystemOf(folder);
+        string mountPoint, fileSystem;
+        if (OperatingSystem.IsLinux())
+        {
+            // Read now, not from the summary logger's cached table: a volume mounted a moment ago must be seen.
+            (mountPoint, string? type) = LinuxPlatform.MountOf(folder);
+            fileSystem = type ?? string.Empty;
+        }
+        else
+        {
+            mountPoint = SavingsVolumes.MountPointOf(folder);
+            fileSystem = SavingsVolumes.FileSystemOf(folder);
+        }
+
         (bool? canClone, string evidence) = CloneCapability(fileSystem, folders ?? []);
         var facts = new VolumeFacts(key, mountPoint, fileSystem.Length > 0 ? fileSystem : "unknown", canClone, evidence);
         _volumes[key] = facts;
