@@ -125,6 +125,22 @@ public sealed class PredictTests
     }
 
     [TestMethod]
+    public void A_binary_log_cut_short_is_one_line_naming_it_and_exit_code_2()
+    {
+        (_, string firstLog, _) = Builds.Value;
+        string cut = Path.Combine(TestScratch.NewFolder("predict-cut"), "cut.binlog");
+        // The first 4 KiB: the build's start and evaluation, long before its Copy tasks and its end. (Half of a small
+        // build's log can still hold every event: the project files embedded at its end make up most of it.)
+        File.WriteAllBytes(cut, File.ReadAllBytes(firstLog)[..4096]);
+
+        (int exitCode, string output, string error) = Predict(cut);
+
+        // Where the cut falls decides which of the two the reader meets: a record it cannot read, or no end of build.
+        Assert.IsTrue(error.Contains("not a binary log", StringComparison.Ordinal) || error.Contains("ends before its build did", StringComparison.Ordinal), error);
+        AssertBadInput(exitCode, output, error, cut, "predict");
+    }
+
+    [TestMethod]
     public void A_binary_log_of_a_build_without_a_copy_is_one_line_naming_it_and_exit_code_2()
     {
         string folder = TestScratch.NewFolder("predict-nocopy");
