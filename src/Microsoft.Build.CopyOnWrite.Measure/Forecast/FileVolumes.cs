@@ -12,7 +12,7 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 internal sealed record FileOnDisk(bool Exists, bool Regular, long Size, string Volume);
 
 /// <summary>A volume that files of the build sit on.</summary>
-/// <param name="Key">Linux: the device number st_dev as stat(1) prints it (major:minor); elsewhere the volume's root.</param>
+/// <param name="Key">Linux: the device number st_dev as major:minor, as /proc/self/mountinfo and lsblk show it; elsewhere the volume's root.</param>
 /// <param name="CanClone">Whether the file system clones; null when it could not be found out.</param>
 /// <param name="Evidence">How that is known.</param>
 internal sealed record VolumeFacts(string Key, string MountPoint, string FileSystem, bool? CanClone, string Evidence);
@@ -135,7 +135,7 @@ internal sealed class FileVolumes(IMeasurementPlatform? platform)
             return new FileOnDisk(false, false, 0, string.Empty);
         }
 
-        // glibc's major()/minor(), the inverse of the makedev the task's statx reading applies: "8:1" as stat(1) shows it.
+        // glibc's major()/minor(), the inverse of the makedev the task's statx reading applies: "8:1", as mountinfo shows it.
         ulong device = status.Device;
         ulong major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFFUL);
         ulong minor = (device & 0xFF) | ((device >> 12) & ~0xFFUL);

@@ -104,7 +104,7 @@ internal static class ForecastReport
                 f.Linked,
                 f.SkippedUnchanged,
                 wouldClone = new { files = f.Clonable, bytes = f.ClonableBytes },
-                noGain = new { thresholdBytes = CopyForecast.NoGainBytes, files = f.Small, bytes = f.SmallBytes },
+                noGain = new { atMostBytes = CopyForecast.NoGainBytes - 1, files = f.Small, bytes = f.SmallBytes },
                 notCounted = new { empty = f.Empty, notOnDisk = f.NotOnDisk, notRegular = f.NotRegular },
                 copyMilliseconds = f.CopyMilliseconds,
                 ceilingMilliseconds = f.CopyWallMilliseconds,
