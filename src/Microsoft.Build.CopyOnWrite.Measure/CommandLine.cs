@@ -126,6 +126,7 @@ internal sealed class CommandLine
             _target, _volume, _runs, _noIncremental, _touch, _configuration, _root,
             _out, _loopFolder, _loopSize, _packageDir, _keep,
         };
+        command.Subcommands.Add(Forecast.PredictCommand.Create());
 
         _target.Validators.Add(result =>
         {

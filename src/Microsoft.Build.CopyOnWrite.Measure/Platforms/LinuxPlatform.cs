@@ -93,7 +93,7 @@ internal sealed class LinuxPlatform : IMeasurementPlatform
     }
 
     /// <summary>The mount point and type of the longest mount that contains the folder's real path.</summary>
-    private static (string MountPoint, string? Type) MountOf(string folder)
+    internal static (string MountPoint, string? Type) MountOf(string folder)
     {
         string path = Path.GetFullPath(folder);
         try

@@ -1,0 +1,226 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
+
+namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
+
+/// <summary>Copies from one volume to another (or within one), as the build made them.</summary>
+/// <param name="Files">Regular files of at least one byte: each would be a clone on one clone-capable volume.</param>
+/// <param name="SmallFiles">Those of them below <see cref="CopyForecast.NoGainBytes"/>: a clone saves no time there.</param>
+/// <param name="Where">What the source folder is, when it is one a user can name (the NuGet package cache, the .NET installation).</param>
+internal sealed record VolumePair(VolumeFacts Source, VolumeFacts Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where)
+{
+    public bool SameVolume => Source.Key == Destination.Key;
+
+    /// <summary>Source and destination already share a volume that clones: nothing to move.</summary>
+    public bool ClonesHere => SameVolume && Source.CanClone == true;
+}
+
+/// <summary>Copy time and files of one project.</summary>
+internal sealed record ProjectCopies(string Project, double CopyMilliseconds, int CopyTasks, int Files, long Bytes);
+
+/// <summary>What cloning could give a build, read from its binary log and the files it left on disk.</summary>
+internal sealed record CopyForecast(
+    string BinaryLog,
+    bool BuildSucceeded,
+    double WallSeconds,
+    int CopyTasks,
+    int OurCopyTasks,
+    int Written,
+    int Clonable,
+    long ClonableBytes,
+    int Small,
+    long SmallBytes,
+    int Empty,
+    int Linked,
+    int SkippedUnchanged,
+    int NotOnDisk,
+    int NotRegular,
+    long OutputBytes,
+    double CopyMilliseconds,
+    double CopyWallMilliseconds,
+    IReadOnlyList<VolumePair> Pairs,
+    IReadOnlyList<ProjectCopies> Projects)
+{
+    /// <summary>
+    /// Below this size a clone saves no time: in this repository's benchmarks (docs/benchmarks.md, section 1) a byte
+    /// copy of 16 KiB is as fast as a clone or faster (XFS 0.81x, btrfs 0.99x, ext4's copy 0.75x of the engine's time),
+    /// and at the next size measured, 256 KiB, the clone is ahead (XFS 1.64x, btrfs 7.3x). Files up to 16 KiB count as
+    /// no gain in time; they still clone and still share their blocks.
+    /// </summary>
+    public const long NoGainBytes = 16 * 1024 + 1;
+
+    /// <summary>The volume pairs by what is left to gain, most first.</summary>
+    public IEnumerable<VolumePair> PairsByGain => Pairs.OrderBy(p => p.ClonesHere).ThenByDescending(p => p.Bytes).ThenBy(p => p.Source.Key, StringComparer.Ordinal);
+
+    /// <summary>The pair that does not clone today and holds the most bytes: the one move that unlocks most.</summary>
+    public VolumePair? BestMove => PairsByGain.FirstOrDefault(p => !p.ClonesHere && p.Bytes > 0);
+
+    public static CopyForecast From(BuildCopies build, IMeasurementPlatform? platform)
+    {
+        var volumes = new FileVolumes(platform);
+        var counted = new List<(FileCopy Copy, FileOnDisk Source, FileOnDisk Destination)>();
+        int written = 0, linked = 0, notOnDisk = 0, notRegular = 0, empty = 0;
+        foreach (CopyTaskRun run in build.CopyTasks)
+        {
+            foreach (FileCopy copy in run.Files)
+            {
+                if (copy.Kind != CopyKind.Copied)
+                {
+                    linked++;
+                    continue;
+                }
+
+                written++;
+                FileOnDisk source = volumes.Stat(copy.Source);
+                FileOnDisk destination = volumes.Stat(copy.Destination);
+                if (!source.Exists || !destination.Exists)
+                {
+                    notOnDisk++;
+                }
+                else if (!source.Regular || !destination.Regular)
+                {
+                    notRegular++;
+                }
+                else if (destination.Size == 0)
+                {
+                    // Nothing to share: our task makes an empty file, not a clone, and neither saves anything.
+                    empty++;
+                }
+                else
+                {
+                    counted.Add((copy, source, destination));
+                }
+            }
+        }
+
+        string? packageCache = PackageCache();
+        string? dotnetRoot = DotnetRoot();
+        var pairs = counted
+            .GroupBy(c => (c.Source.Volume, c.Destination.Volume))
+            .Select(g =>
+            {
+                var small = g.Where(c => c.Destination.Size < NoGainBytes).ToList();
+                return new VolumePair(
+                    volumes.Describe(g.Key.Item1), volumes.Describe(g.Key.Item2), g.Count(), g.Sum(c => c.Destination.Size),
+                    small.Count, small.Sum(c => c.Destination.Size), NameOf(g.Select(c => c.Copy.Source), packageCache, dotnetRoot));
+            })
+            .ToList();
+
+        // Each destination takes its space once, however often the build wrote it.
+        long outputBytes = counted.GroupBy(c => c.Copy.Destination, StringComparer.Ordinal).Sum(g => g.First().Destination.Size);
+
+        // The copied bytes this forecast counts, by destination, for the per-project table.
+        var clonable = counted.Select(c => c.Copy).ToHashSet();
+        var projects = build.CopyTasks
+            .GroupBy(r => r.Project, StringComparer.Ordinal)
+            .Select(g => new ProjectCopies(
+                g.Key,
+                g.Sum(r => r.Duration.TotalMilliseconds),
+                g.Count(),
+                g.Sum(r => r.Files.Count(clonable.Contains)),
+                g.Sum(r => r.Files.Where(clonable.Contains).Sum(f => volumes.Stat(f.Destination).Size))))
+            .OrderByDescending(p => p.CopyMilliseconds)
+            .ToList();
+
+        return new CopyForecast(
+            build.BinaryLog,
+            build.Succeeded,
+            build.Wall.TotalSeconds,
+            build.CopyTasks.Count,
+            build.CopyTasks.Count(r => r.Ours),
+            written,
+            counted.Count,
+            counted.Sum(c => c.Destination.Size),
+            counted.Count(c => c.Destination.Size < NoGainBytes),
+            counted.Where(c => c.Destination.Size < NoGainBytes).Sum(c => c.Destination.Size),
+            empty,
+            linked,
+            build.CopyTasks.Sum(r => r.SkippedUnchanged),
+            notOnDisk,
+            notRegular,
+            outputBytes,
+            build.CopyTasks.Sum(r => r.Duration.TotalMilliseconds),
+            WallTimeOf(build.CopyTasks.Where(r => r.Files.Any(clonable.Contains))).TotalMilliseconds,
+            pairs,
+            projects);
+    }
+
+    /// <summary>
+    /// The wall time during which at least one Copy task with work for a clone was running (the union of their
+    /// spans). The build's critical path is one chain of steps in time order, so the Copy time on it is a sum of
+    /// disjoint spans inside this union: cloning, which can only shorten Copy tasks, cannot shorten a build in that
+    /// order by more. Copy tasks that only skipped or linked files are left out: a clone saves them nothing.
+    /// </summary>
+    internal static TimeSpan WallTimeOf(IEnumerable<CopyTaskRun> runs)
+    {
+        TimeSpan total = TimeSpan.Zero;
+        DateTime? start = null, end = null;
+        foreach (CopyTaskRun run in runs.OrderBy(r => r.Start))
+        {
+            if (end is DateTime open && run.Start <= open)
+            {
+                end = run.End > open ? run.End : open;
+                continue;
+            }
+
+            if (start is DateTime s && end is DateTime e)
+            {
+                total += e - s;
+            }
+
+            (start, end) = (run.Start, run.End);
+        }
+
+        return start is DateTime last && end is DateTime lastEnd ? total + (lastEnd - last) : total;
+    }
+
+    /// <summary>Names a group's source folder when every source lies in one a user can move (or cannot).</summary>
+    private static string? NameOf(IEnumerable<string> sources, string? packageCache, string? dotnetRoot)
+    {
+        var list = sources.ToList();
+        if (packageCache is not null && list.All(s => Inside(s, packageCache)))
+        {
+            return $"the NuGet package cache ({packageCache})";
+        }
+
+        if (dotnetRoot is not null && list.All(s => Inside(s, dotnetRoot)))
+        {
+            return $"the .NET installation ({dotnetRoot})";
+        }
+
+        return null;
+    }
+
+    private static bool Inside(string path, string folder)
+        => path.StartsWith(folder.TrimEnd(Path.DirectorySeparatorChar) + Path.DirectorySeparatorChar, OperatingSystem.IsLinux() ? StringComparison.Ordinal : StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>Where NuGet keeps packages for this user: NUGET_PACKAGES, or the default under the home folder.</summary>
+    private static string? PackageCache()
+    {
+        string? configured = Environment.GetEnvironmentVariable("NUGET_PACKAGES");
+        if (!string.IsNullOrEmpty(configured))
+        {
+            return Path.GetFullPath(configured);
+        }
+
+        string home = Environment.GetFolderPath(Environment.SpecialFolder.UserProfile);
+        return home.Length > 0 ? Path.Combine(home, ".nuget", "packages") : null;
+    }
+
+    /// <summary>The .NET installation running this tool (the one that builds, unless DOTNET_ROOT says otherwise).</summary>
+    private static string? DotnetRoot()
+    {
+        string? root = Environment.GetEnvironmentVariable("DOTNET_ROOT");
+        if (!string.IsNullOrEmpty(root))
+        {
+            return Path.GetFullPath(root);
+        }
+
+        // The runtime lives in <root>/shared/Microsoft.NETCore.App/<version>/.
+        string runtime = Path.GetDirectoryName(typeof(object).Assembly.Location) ?? string.Empty;
+        return runtime.Length > 0 ? Path.GetFullPath(Path.Combine(runtime, "..", "..", "..")) : null;
+    }
+}
