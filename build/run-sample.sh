@@ -65,6 +65,12 @@ else
 fi
 
 echo
+echo "== Forecast from a stock build of the sample (MSBuild's own Copy): dotnet-cow-measure predict"
+rm -rf "$snowball"/*/bin "$snowball"/*/obj "$snowball/artifacts"
+dotnet build "$snowball/Snowball.sln" -nologo -nr:false -v:q -p:DisableCopyOnWrite=true -bl:"$artifacts/sample-stock.binlog"
+"$artifacts/tools/dotnet-cow-measure" predict "$artifacts/sample-stock.binlog" --json "$artifacts/forecast.json"
+
+echo
 echo "== Measuring the sample: dotnet-cow-measure samples/Snowball/Snowball.sln ${volumes[*]}"
 rm -rf "$artifacts/measurement"
 "$artifacts/tools/dotnet-cow-measure" "$snowball/Snowball.sln" --root "$repo/samples" "${volumes[@]}" \
