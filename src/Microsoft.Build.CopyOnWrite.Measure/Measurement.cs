@@ -58,9 +58,19 @@ internal sealed class Session
     public IEnumerable<string> SdkProperties => [$"-p:CustomAfterMicrosoftCommonTargets={Path.Combine(SdkFolder, "Sdk", "Sdk.targets")}"];
 
     /// <summary>A package cache on the measured volume (where clones from it can happen, as on a Dev Drive), fresh MSBuild processes.</summary>
-    public static Dictionary<string, string?> BuildEnvironment(MeasuredVolume volume) => new()
+    public static Dictionary<string, string?> BuildEnvironment(MeasuredVolume volume)
     {
-        ["NUGET_PACKAGES"] = Path.Combine(volume.WorkFolder, "nuget-packages"),
+        Dictionary<string, string?> environment = FreshBuildEnvironment();
+        environment["NUGET_PACKAGES"] = Path.Combine(volume.WorkFolder, "nuget-packages");
+        return environment;
+    }
+
+    /// <summary>
+    /// A build in fresh MSBuild processes (no node reuse, no build server), quiet, and blind to the MSBuild of the
+    /// process that starts it (a test host's or a tool's own variables must not steer the build it measures).
+    /// </summary>
+    public static Dictionary<string, string?> FreshBuildEnvironment() => new()
+    {
         ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1",
         ["DOTNET_NOLOGO"] = "1",
         ["DOTNET_SKIP_FIRST_TIME_EXPERIENCE"] = "1",

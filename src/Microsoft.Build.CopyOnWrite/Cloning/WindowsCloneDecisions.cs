@@ -205,16 +205,16 @@ internal sealed class WindowsVolume
 }
 
 /// <summary>
-/// Serialises clones of one source path within the process: concurrent clones of one just-written source are the
-/// race behind the zero-filled clones of microsoft/CopyOnWrite#12, where a failed flush inside ReFS went unreported.
-/// A fixed set of monitors picked by the path's hash: no allocation, no table to clean, and two sources that share a
-/// monitor only wait for each other's metadata calls.
+/// Serialises work on one path within the process: clones of one just-written source (concurrent ones are the race
+/// behind the zero-filled clones of microsoft/CopyOnWrite#12, where a failed flush inside ReFS went unreported), and
+/// in-place writes of one destination. A fixed set of monitors picked by the path's hash: no allocation, no table to
+/// clean, and two paths that share a monitor only wait for each other.
 /// </summary>
-internal sealed class SourceGates
+internal sealed class PathGates
 {
     private readonly object[] _gates = new object[64];
 
-    public SourceGates()
+    public PathGates()
     {
         for (int i = 0; i < _gates.Length; i++)
         {
@@ -325,8 +325,6 @@ internal static class WindowsErrors
         _ => false,
     };
 
-    /// <summary>What a file system without FILE_RENAME_POSIX_SEMANTICS (or a Windows before 10 1607) answers.</summary>
-    public static bool MeansUnsupported(int error) => error is 1 or 50 or 87 or 124; // invalid function, not supported, invalid parameter, invalid level
 
     public static string Describe(int error)
     {

@@ -53,7 +53,11 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     private readonly IWindowsFileSystem _files;
     private readonly WindowsVolumeCache _volumes;
     private readonly Func<long> _utcNowFileTime;
-    private readonly SourceGates _sourceGates = new();
+    private readonly PathGates _sourceGates = new();
+
+    // Apart from the sources' gates: a clone holds its source's gate while it waits for its destination's, so one
+    // set of monitors for both could close a cycle between two threads whose paths share monitors.
+    private readonly PathGates _destinationGates = new();
 
     /// <summary>How long a destination held open is waited for before its sharing violation goes to the task's retries.</summary>
     private static readonly TimeSpan HeldDestinationPatience = TimeSpan.FromMilliseconds(50);
@@ -300,30 +304,24 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             return WindowsErrors.IsDeviceOrSpaceFailure(error) ? throw WindowsErrors.ToException(error, destinationPath) : Refused("could not set the new file's size", error);
         }
 
-        bool integrityMatched = false;
         var chunks = WindowsCloneDecisions.PlanChunks(sourceFacts.Size, clusterBytes);
         for (int i = 0; i < chunks.Count; i++)
         {
             cancellationToken.ThrowIfCancellationRequested();
-            if ((error = _files.DuplicateExtents(source, clone, chunks[i])) == 0)
+            error = _files.DuplicateExtents(source, clone, chunks[i]);
+            if (error != 0 && i == 0 && !WindowsErrors.IsDeviceOrSpaceFailure(error))
             {
-                continue;
+                // The first refusal is worth one question about the new file (never asked on the hot path): another
+                // volume, or the integrity setting it took from its folder, which ReFS requires to be the source's.
+                if (WhyFirstCloneFailed(source, clone, sourceFacts, out bool integrityMatched) is CloneAttempt known)
+                {
+                    return known;
+                }
+
+                error = integrityMatched ? _files.DuplicateExtents(source, clone, chunks[i]) : error;
             }
 
-            if (WindowsErrors.IsDeviceOrSpaceFailure(error))
-            {
-                throw WindowsErrors.ToException(error, destinationPath);
-            }
-
-            // The first refusal is worth one question about the new file (never asked on the hot path): another
-            // volume, or the integrity setting it took from its folder, which ReFS requires to be the source's.
-            CloneAttempt? why = i == 0 && !integrityMatched ? WhyFirstCloneFailed(source, clone, sourceFacts, out integrityMatched) : null;
-            if (why is CloneAttempt known)
-            {
-                return known;
-            }
-
-            if (!integrityMatched || (error = _files.DuplicateExtents(source, clone, chunks[i])) != 0)
+            if (error != 0)
             {
                 return WindowsErrors.IsDeviceOrSpaceFailure(error)
                     ? throw WindowsErrors.ToException(error, destinationPath)
@@ -431,8 +429,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
         // CopyFileExW gave the copy the source's attributes: read-only would keep us from opening it to rename it
         // (and the stock task leaves destinations writable), so it goes first, by path.
-        if ((facts.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) != 0
-            && (error = _files.SetAttributes(temporaryPath, WindowsCloneDecisions.DestinationAttributes(facts.Attributes))) != 0)
+        if ((error = MakeWritableLikeStock(temporaryPath, facts)) != 0)
         {
             DeleteTemporary(temporaryPath);
             throw WindowsErrors.ToException(error, destinationPath);
@@ -535,7 +532,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
                 // Someone holds it: write in place if they let it be written (the stock task's case), else wait for them.
                 // One writer at a time in this process: two copies written into one file at once would interleave.
                 int inPlace;
-                lock (_sourceGates.For(destinationPath))
+                lock (_destinationGates.For(destinationPath))
                 {
                     inPlace = writeInPlace();
                 }
@@ -637,14 +634,17 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             return WindowsCloneDecisions.MayBeHeldOpen(error) ? error : throw WindowsErrors.ToCopyException(error, sourcePath, destinationPath);
         }
 
-        if ((facts.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) != 0
-            && (error = _files.SetAttributes(destinationPath, WindowsCloneDecisions.DestinationAttributes(facts.Attributes))) != 0)
-        {
-            throw WindowsErrors.ToException(error, destinationPath);
-        }
-
-        return 0;
+        return (error = MakeWritableLikeStock(destinationPath, facts)) == 0 ? 0 : throw WindowsErrors.ToException(error, destinationPath);
     }
+
+    /// <summary>
+    /// CopyFileExW gives its copy the source's attributes; the stock task leaves destinations writable, so a read-only
+    /// source's copy loses the flag, by path. 0, or the error.
+    /// </summary>
+    private int MakeWritableLikeStock(string copyPath, WindowsFileFacts sourceFacts)
+        => (sourceFacts.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) == 0
+            ? 0
+            : _files.SetAttributes(copyPath, WindowsCloneDecisions.DestinationAttributes(sourceFacts.Attributes));
 
     /// <summary>
     /// Access denied on a replacing rename means either no right to replace the destination, or another process

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Security.Cryptography;
+using Microsoft.Build.CopyOnWrite.Measure;
 using Microsoft.Build.CopyOnWrite.Measure.Forecast;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -148,7 +149,7 @@ public sealed class PredictTests
             <Project><Target Name="Build"><Message Text="nothing to copy" /></Target></Project>
             """);
         string log = Path.Combine(folder, "nocopy.binlog");
-        ProcessResult build = ProcessRunner.Run("dotnet", ["msbuild", "nocopy.proj", "-nologo", "-nr:false", $"-bl:{log}"], folder, BuildEnvironment(), TimeSpan.FromMinutes(3));
+        ProcessResult build = ProcessRunner.Run("dotnet", ["msbuild", "nocopy.proj", "-nologo", "-nr:false", $"-bl:{log}"], folder, Session.FreshBuildEnvironment(), TimeSpan.FromMinutes(3));
         Assert.IsTrue(build.Succeeded, build.Output);
 
         (int exitCode, string output, string error) = Predict(log);
@@ -200,24 +201,10 @@ public sealed class PredictTests
     private static string Build(string folder, string logName)
     {
         string log = Path.Combine(folder, logName);
-        ProcessResult build = ProcessRunner.Run("dotnet", ["build", "Lib.csproj", "-nologo", "-nr:false", $"-bl:{log}"], folder, BuildEnvironment(), TimeSpan.FromMinutes(5));
+        ProcessResult build = ProcessRunner.Run("dotnet", ["build", "Lib.csproj", "-nologo", "-nr:false", $"-bl:{log}"], folder, Session.FreshBuildEnvironment(), TimeSpan.FromMinutes(5));
         Assert.IsTrue(build.Succeeded, build.Output);
         return log;
     }
-
-    private static Dictionary<string, string?> BuildEnvironment() => new()
-    {
-        ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1",
-        ["DOTNET_NOLOGO"] = "1",
-        ["MSBUILDDISABLENODEREUSE"] = "1",
-        ["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0",
-        ["MSBUILDTERMINALLOGGER"] = "off",
-
-        // The test host's own MSBuild variables must not leak into the builds under test.
-        ["MSBuildExtensionsPath"] = null,
-        ["MSBuildSDKsPath"] = null,
-        ["MSBUILD_EXE_PATH"] = null,
-    };
 
     private static (int ExitCode, string Output, string Error) Predict(string binaryLog)
     {

@@ -199,7 +199,7 @@ public sealed class WindowsCloneDecisionTests
     [TestMethod]
     public void Clones_of_one_source_path_in_any_case_share_one_gate()
     {
-        var gates = new SourceGates();
+        var gates = new PathGates();
 
         Assert.AreSame(gates.For(@"D:\src\App.dll"), gates.For(@"d:\SRC\app.DLL"));
     }
