@@ -135,10 +135,7 @@ internal sealed class FileVolumes(IMeasurementPlatform? platform)
             return new FileOnDisk(false, false, 0, string.Empty);
         }
 
-        // glibc's major()/minor(), the inverse of the makedev the task's statx reading applies: "8:1", as mountinfo shows it.
-        ulong device = status.Device;
-        ulong major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFFUL);
-        ulong minor = (device & 0xFF) | ((device >> 12) & ~0xFFUL);
+        LinuxNative.SplitDevice(status.Device, out ulong major, out ulong minor);
         return new FileOnDisk(true, status.IsRegularFile, status.Size, $"{major}:{minor}");
     }
 

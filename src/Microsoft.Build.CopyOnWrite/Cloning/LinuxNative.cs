@@ -206,6 +206,14 @@ internal static unsafe partial class LinuxNative
     public static ulong MakeDevice(uint major, uint minor)
         => ((major & 0x00000FFFUL) << 8) | ((major & 0xFFFFF000UL) << 32) | (minor & 0xFFUL) | ((minor & 0xFFFFFF00UL) << 12);
 
+    /// <summary>glibc's major() and minor(), the inverse of <see cref="MakeDevice"/>: "8:1", as /proc/self/mountinfo shows a device.</summary>
+    public static void SplitDevice(ulong device, out ulong major, out ulong minor)
+    {
+        // Each half is a 32-bit unsigned int in glibc: the high bits of the minor must not pick up the major's.
+        major = ((uint)(device >> 8) & 0xFFFu) | ((uint)(device >> 32) & ~0xFFFu);
+        minor = ((uint)device & 0xFFu) | ((uint)(device >> 12) & ~0xFFu);
+    }
+
     /// <summary>
     /// statfs f_type and f_fsid: which kind of file system holds the file, and which instance of it. One call names
     /// the destination's file system for the cache key and for messages; 0s when the call fails or the layout is

@@ -100,4 +100,16 @@ public sealed unsafe class LinuxStructLayoutTests
         Assert.AreEqual(0L, unknownType, "no layout, no reading: the clone attempt decides");
         Assert.AreEqual(0UL, unknownId);
     }
+
+    [TestMethod]
+    [DataRow(8u, 1u, DisplayName = "sda1")]
+    [DataRow(259u, 65537u, DisplayName = "a minor past 8 bits")]
+    [DataRow(4096u, 0u, DisplayName = "a major past 12 bits")]
+    public void A_device_number_splits_back_into_the_major_and_minor_it_was_made_from(uint major, uint minor)
+    {
+        LinuxNative.SplitDevice(LinuxNative.MakeDevice(major, minor), out ulong splitMajor, out ulong splitMinor);
+
+        Assert.AreEqual((ulong)major, splitMajor);
+        Assert.AreEqual((ulong)minor, splitMinor);
+    }
 }
