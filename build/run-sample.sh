@@ -7,8 +7,10 @@
 #      packages just made are the ones used).
 #   3. A clean build of the sample where it is, with CopyOnWriteSummaryLogger and no console logger: what it
 #      prints is the summary logger's own output.
-#   4. dotnet-cow-measure on the sample, one clean build of each Copy task per volume after a warm-up build:
-#      its table, and where its report and chart are (artifacts/measurement/).
+#   4. A stock build of the sample (MSBuild's own Copy) with a binary log, and dotnet-cow-measure predict on it: the
+#      forecast of what cloning could give, before anything is measured.
+#   5. dotnet-cow-measure on the sample, one clean build of each Copy task per volume after a warm-up build (as root,
+#      xfsprogs installed first when missing): its table, and where its report and chart are (artifacts/measurement/).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 artifacts="$repo/artifacts"
