@@ -7,6 +7,7 @@ using System.Reflection;
 using System.Text.RegularExpressions;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Measure.Platforms;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
@@ -115,7 +116,7 @@ internal static partial class Measurement
             MeasuredVolume.AssignLabels(volumes);
             foreach (MeasuredVolume volume in volumes)
             {
-                VolumeIdentity id = volume.Identity;
+                VolumeFacts id = volume.Identity;
                 Progress($"[{volume.Label}] {volume.Folder}: {id.FileSystem}{(id.DevDrive == true ? ", Dev Drive" : string.Empty)}, "
                     + $"{(id.CanClone switch { true => "can clone", false => "cannot clone", null => "cloning unknown" })} ({id.CloneEvidence})");
             }

@@ -4,6 +4,7 @@ using System.IO;
 using System.Linq;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Measure.Platforms;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
@@ -21,7 +22,7 @@ internal sealed class MeasuredVolume : IDisposable
     private readonly string? _image;
     private readonly bool _createdFolder;
 
-    private MeasuredVolume(IMeasurementPlatform platform, string requested, string folder, string workFolder, bool createdFolder, string? image, VolumeIdentity identity, string kind)
+    private MeasuredVolume(IMeasurementPlatform platform, string requested, string folder, string workFolder, bool createdFolder, string? image, VolumeFacts identity, string kind)
     {
         _platform = platform;
         Requested = requested;
@@ -42,7 +43,7 @@ internal sealed class MeasuredVolume : IDisposable
     /// <summary>This run's own folder inside <see cref="Folder"/>: the copy of the tree, the package cache.</summary>
     public string WorkFolder { get; }
 
-    public VolumeIdentity Identity { get; }
+    public VolumeFacts Identity { get; }
 
     /// <summary>"folder", or "new xfs loop volume" and the like.</summary>
     public string Kind { get; }

@@ -2,7 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
-using Microsoft.Build.CopyOnWrite.Measure.Platforms;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 
@@ -10,7 +10,7 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 /// <param name="Files">Regular files of at least one byte: each would be a clone on one clone-capable volume.</param>
 /// <param name="SmallFiles">Those of them below <see cref="CopyForecast.NoGainBytes"/>: a clone saves no time there.</param>
 /// <param name="Where">What the source folder is, when it is one a user can name (the NuGet package cache, the .NET installation).</param>
-internal sealed record VolumePair(VolumeFacts Source, VolumeFacts Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where)
+internal sealed record VolumePair(BuildVolume Source, BuildVolume Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where)
 {
     public bool SameVolume => Source.Key == Destination.Key;
 
@@ -58,9 +58,9 @@ internal sealed record CopyForecast(
     /// <summary>The pair that does not clone today and holds the most bytes: the one move that unlocks most.</summary>
     public VolumePair? BestMove => PairsByGain.FirstOrDefault(p => !p.ClonesHere && p.Bytes > 0);
 
-    public static CopyForecast From(BuildCopies build, IMeasurementPlatform? platform)
+    public static CopyForecast From(BuildCopies build, VolumeCatalog catalog, bool probe = true)
     {
-        var volumes = new FileVolumes(platform);
+        var volumes = new FileVolumes(catalog, probe);
         var counted = new List<(FileCopy Copy, FileOnDisk Source, FileOnDisk Destination)>();
         int written = 0, linked = 0, notOnDisk = 0, notRegular = 0, empty = 0;
         foreach (CopyTaskRun run in build.CopyTasks)

@@ -2,8 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using Microsoft.Build.CopyOnWrite.Cloning;
-using Microsoft.Build.CopyOnWrite.Measure.Platforms;
-using SavingsVolumes = Microsoft.Build.CopyOnWrite.Savings.Volumes;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 
@@ -13,19 +12,27 @@ internal sealed record FileOnDisk(bool Exists, bool Regular, long Size, string V
 
 /// <summary>A volume that files of the build sit on.</summary>
 /// <param name="Key">Linux: the device number st_dev as major:minor, as /proc/self/mountinfo and lsblk show it; elsewhere the volume's root.</param>
-/// <param name="CanClone">Whether the file system clones; null when it could not be found out.</param>
-/// <param name="Evidence">How that is known.</param>
-internal sealed record VolumeFacts(string Key, string MountPoint, string FileSystem, bool? CanClone, string Evidence);
+/// <param name="Facts">What the volume component says about it.</param>
+internal sealed record BuildVolume(string Key, VolumeFacts Facts)
+{
+    public string MountPoint => Facts.Root;
+
+    public string FileSystem => Facts.FileSystem;
+
+    public bool? CanClone => Facts.CanClone;
+
+    public string Evidence => Facts.CloneEvidence;
+}
 
 /// <summary>
-/// Stats the files a build copied and names their volumes: st_dev through the task's own statx (Linux), the mount
-/// point and file system from the mount table as the measurement reads it (elsewhere as the summary logger does), and
-/// whether the file system clones.
+/// Stats the files a build copied and names their volumes: st_dev through the task's own statx (Linux), and what
+/// the volume component (<see cref="VolumeCatalog"/>) says of each: mount point, file system, whether it clones.
 /// </summary>
-internal sealed class FileVolumes(IMeasurementPlatform? platform)
+/// <param name="probe">Whether a volume may be asked whether it clones (a probe clone in one of the build's folders).</param>
+internal sealed class FileVolumes(VolumeCatalog catalog, bool probe)
 {
     private readonly Dictionary<string, FileOnDisk> _files = new(StringComparer.Ordinal);
-    private readonly Dictionary<string, VolumeFacts> _volumes = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, BuildVolume> _volumes = new(StringComparer.Ordinal);
 
     // A folder of each volume that exists, destinations' first: where a probe clone can be tried (outputs are writable).
     private readonly Dictionary<string, List<string>> _folders = new(StringComparer.Ordinal);
@@ -56,77 +63,33 @@ internal sealed class FileVolumes(IMeasurementPlatform? platform)
     }
 
     /// <summary>What the volume is and whether it clones; call after every file of the build was stat'ed.</summary>
-    public VolumeFacts Describe(string key)
+    public BuildVolume Describe(string key)
     {
-        if (_volumes.TryGetValue(key, out VolumeFacts? known))
+        if (_volumes.TryGetValue(key, out BuildVolume? known))
         {
             return known;
         }
 
-        string folder = _folders.TryGetValue(key, out List<string>? folders) && folders.Count > 0 ? folders[0] : string.Empty;
-        string mountPoint, fileSystem;
-        if (OperatingSystem.IsLinux())
-        {
-            // Read now, not from the summary logger's cached table: a volume mounted a moment ago must be seen.
-            (mountPoint, string? type) = LinuxPlatform.MountOf(folder);
-            fileSystem = type ?? string.Empty;
-        }
-        else
-        {
-            mountPoint = SavingsVolumes.MountPointOf(folder);
-            fileSystem = SavingsVolumes.FileSystemOf(folder);
-        }
-
-        (bool? canClone, string evidence) = CloneCapability(fileSystem, folders ?? []);
-        var facts = new VolumeFacts(key, mountPoint, fileSystem.Length > 0 ? fileSystem : "unknown", canClone, evidence);
-        _volumes[key] = facts;
-        return facts;
-    }
-
-    /// <summary>
-    /// Linux has no flag for it: btrfs always clones, ext4 and tmpfs never do, and XFS only when made with reflink,
-    /// which a probe clone in one of the build's folders finds out. Windows and macOS answer from the volume's flags.
-    /// </summary>
-    private (bool?, string) CloneCapability(string fileSystem, IReadOnlyList<string> folders)
-    {
-        if (OperatingSystem.IsLinux())
-        {
-            switch (fileSystem)
-            {
-                case "btrfs":
-                    return (true, "btrfs always clones");
-                case "ext2" or "ext3" or "ext4" or "tmpfs" or "ramfs" or "vfat" or "exfat" or "fuseblk":
-                    return (false, $"{fileSystem} cannot clone");
-            }
-        }
-
-        if (platform is null)
-        {
-            return (null, "not checked");
-        }
-
-        string? lastProblem = null;
+        IReadOnlyList<string> folders = _folders.TryGetValue(key, out List<string>? seen) ? seen : [];
+        VolumeFacts? facts = null;
         foreach (string folder in folders)
         {
-            try
+            // The first folder that gives an answer; a read-only one (a shared package cache, the .NET installation)
+            // cannot hold a probe file, and the next folder of the volume may.
+            facts = probe ? catalog.Inspect(folder) : NotProbed(catalog.Locate(folder));
+            if (facts.CanClone is not null)
             {
-                VolumeIdentity identity = platform.Identify(folder);
-                if (identity.CanClone is not null)
-                {
-                    return (identity.CanClone, identity.CloneEvidence);
-                }
-
-                lastProblem = identity.CloneEvidence;
-            }
-            catch (Exception e) when (e is MeasureException or IOException or UnauthorizedAccessException)
-            {
-                // A read-only folder (a shared package cache, the .NET installation) cannot hold a probe file.
-                lastProblem = e.Message;
+                break;
             }
         }
 
-        return (null, lastProblem is null ? "no folder of this volume could be checked" : $"could not check: {lastProblem}");
+        var volume = new BuildVolume(key, facts ?? new VolumeFacts(key, "unknown", null, "no folder of this volume could be checked", null, null, null, null));
+        _volumes[key] = volume;
+        return volume;
     }
+
+    private static VolumeFacts NotProbed(VolumeLocation location)
+        => new(location.Root, location.FileSystem, null, "not checked", null, null, null, null);
 
     private static FileOnDisk StatLinux(string path)
     {
@@ -139,15 +102,15 @@ internal sealed class FileVolumes(IMeasurementPlatform? platform)
         return new FileOnDisk(true, status.IsRegularFile, status.Size, $"{major}:{minor}");
     }
 
-    private static FileOnDisk StatElsewhere(string path)
+    private FileOnDisk StatElsewhere(string path)
     {
         var file = new FileInfo(path);
         if (!file.Exists)
         {
-            return new FileOnDisk(Directory.Exists(path), false, 0, Directory.Exists(path) ? SavingsVolumes.MountPointOf(path) : string.Empty);
+            return new FileOnDisk(Directory.Exists(path), false, 0, Directory.Exists(path) ? catalog.MountPointOf(path) : string.Empty);
         }
 
         bool regular = file.LinkTarget is null;
-        return new FileOnDisk(true, regular, file.Length, SavingsVolumes.MountPointOf(file.FullName));
+        return new FileOnDisk(true, regular, file.Length, catalog.MountPointOf(file.FullName));
     }
 }

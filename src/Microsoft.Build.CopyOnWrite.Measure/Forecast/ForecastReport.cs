@@ -126,7 +126,7 @@ internal static class ForecastReport
             ? p.Source.CanClone == false ? $"no: {p.Source.FileSystem} cannot clone" : $"unknown ({p.Source.Evidence})"
             : "no: two volumes";
 
-    private static string Volume(VolumeFacts v) => $"{v.MountPoint} ({v.FileSystem}{(OperatingSystem.IsLinux() ? ", dev " + v.Key : string.Empty)})";
+    private static string Volume(BuildVolume v) => $"{v.MountPoint} ({v.FileSystem}{(OperatingSystem.IsLinux() ? ", dev " + v.Key : string.Empty)})";
 
     private static string CloneCapable()
         => OperatingSystem.IsWindows() ? "Dev Drive (ReFS)" : OperatingSystem.IsMacOS() ? "APFS volume" : "clone-capable volume (XFS with reflink, or btrfs)";

@@ -1,7 +1,7 @@
 using System;
 using System.CommandLine;
 using System.IO;
-using Microsoft.Build.CopyOnWrite.Measure.Platforms;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 
@@ -65,5 +65,5 @@ internal static class PredictCommand
     }
 
     public static CopyForecast Forecast(string binaryLog)
-        => CopyForecast.From(BinaryLogCopies.Read(binaryLog), OperatingSystem.IsLinux() || OperatingSystem.IsWindows() || OperatingSystem.IsMacOS() ? MeasurementPlatforms.ForThisProcess() : null);
+        => CopyForecast.From(BinaryLogCopies.Read(binaryLog), VolumeCatalog.Fresh());
 }

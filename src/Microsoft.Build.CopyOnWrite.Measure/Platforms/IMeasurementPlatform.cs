@@ -1,18 +1,19 @@
 using System;
 using System.Runtime.InteropServices;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// What the measurement needs from the operating system: which file system holds a folder and whether it can clone,
-/// how much of it is in use, making its pending writes durable, and what machine this is. One implementation per OS
+/// What the measurement needs from the operating system: which file system holds a folder and whether it can clone
+/// (asked of the SDK's volume component, compiled in: src/Microsoft.Build.CopyOnWrite/Volumes), how much of it is in use, making its pending writes durable, and what machine this is. One implementation per OS
 /// (LinuxPlatform, WindowsPlatform, MacPlatform); the Windows and macOS ones decide from what their OS answers
 /// (<see cref="IWindowsSystem"/>, <see cref="IMacSystem"/>), so those decisions are tested on any OS.
 /// </summary>
 internal interface IMeasurementPlatform
 {
     /// <summary>The file system holding <paramref name="folder"/> (which exists and is writable), as the OS names it, and whether it can clone there.</summary>
-    VolumeIdentity Identify(string folder);
+    VolumeFacts Identify(string folder);
 
     /// <summary>Bytes in use on the file system holding <paramref name="folder"/>, or why the OS cannot say.</summary>
     Reading<long> UsedBytes(string folder);
@@ -37,25 +38,6 @@ internal readonly record struct Reading<T>(T? Value, string? Unavailable)
 
     public static Reading<T> None(string why) => new(null, why);
 }
-
-/// <summary>What the operating system says about the file system a measured folder is on.</summary>
-/// <param name="FileSystem">Its name as the OS gives it: xfs, btrfs, ext4, ReFS, NTFS, apfs...</param>
-/// <param name="CanClone">Whether files can be cloned there; null when the OS could not tell.</param>
-/// <param name="CloneEvidence">How that is known: a probe clone's result, or the flag the volume reports.</param>
-/// <param name="StockCopyClones">Whether MSBuild's own Copy task (File.Copy) clones there too; null when unknown.</param>
-/// <param name="DevDrive">Windows: whether the volume is a Dev Drive; null elsewhere or when the OS could not tell.</param>
-/// <param name="TrustedDevDrive">Windows: whether that Dev Drive is trusted (antivirus in performance mode); null when not a Dev Drive.</param>
-/// <param name="VolumeRoot">Where the volume is mounted (its root).</param>
-/// <param name="UsedSpaceCaveat">Why the volume's used space can move for reasons other than the build, when the OS makes it so.</param>
-internal sealed record VolumeIdentity(
-    string FileSystem,
-    bool? CanClone,
-    string CloneEvidence,
-    bool? StockCopyClones,
-    bool? DevDrive,
-    bool? TrustedDevDrive,
-    string VolumeRoot,
-    string? UsedSpaceCaveat);
 
 /// <summary>The machine, as the report describes it.</summary>
 internal sealed record MachineDescription(string Cpu, int Cores, string Memory, string OperatingSystem);

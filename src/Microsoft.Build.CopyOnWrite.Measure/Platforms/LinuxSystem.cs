@@ -5,24 +5,14 @@ using System.Runtime.Versioning;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
-/// <summary>The Linux calls the measurement makes: statfs, syncfs, FICLONE (64-bit x64 and arm64 layouts).</summary>
+/// <summary>The Linux calls the measurement makes: statfs for used space, syncfs (64-bit x64 and arm64 layouts).</summary>
 [SupportedOSPlatform("linux")]
 internal static unsafe partial class LinuxSystem
 {
-    public const int EBADF = 9;
-    public const int EXDEV = 18;
-    public const int EINVAL = 22;
-    public const int ENOTTY = 25;
-    public const int ENOSYS = 38;
-    public const int EOPNOTSUPP = 95;
 
     private const int ORdonly = 0;
-    private const int OWronly = 1;
-    private const int OCreat = 0x40;
-    private const int OExcl = 0x80;
     private const int ODirectory = 0x10000;
     private const int OCloexec = 0x80000;
-    private const ulong Ficlone = 0x40049409; // _IOW(0x94, 9, int) on x64 and arm64
 
     public readonly record struct FileSystemStatus(long Type, long Blocks, long FreeBlocks, long FragmentSize);
 
@@ -62,51 +52,6 @@ internal static unsafe partial class LinuxSystem
         }
     }
 
-    /// <summary>Makes a small probe file in <paramref name="folder"/>, clones it with FICLONE, removes both; 0 or the errno.</summary>
-    public static int ProbeClone(string folder)
-    {
-        RequireKnownLayout();
-        string source = Path.Combine(folder, $".cow-measure-probe-{Guid.NewGuid():N}");
-        string clone = source + ".clone";
-        try
-        {
-            // Real data (not a hole) so there is an extent to share.
-            File.WriteAllBytes(source, new byte[65536]);
-            using var sourceStream = new FileStream(source, FileMode.Open, FileAccess.Read);
-            int destination = open(clone, OWronly | OCreat | OExcl | OCloexec, 0x180);
-            if (destination < 0)
-            {
-                int errno = Marshal.GetLastPInvokeError();
-                throw new MeasureException($"Cannot create a probe file in {folder}: {Marshal.GetPInvokeErrorMessage(errno)}.");
-            }
-
-            try
-            {
-                return ioctl(destination, Ficlone, (int)sourceStream.SafeFileHandle.DangerousGetHandle()) == 0 ? 0 : Marshal.GetLastPInvokeError();
-            }
-            finally
-            {
-                close(destination);
-            }
-        }
-        finally
-        {
-            File.Delete(clone);
-            File.Delete(source);
-        }
-    }
-
-    public static string ErrnoName(int errno) => errno switch
-    {
-        EBADF => "EBADF",
-        EXDEV => "EXDEV",
-        EINVAL => "EINVAL",
-        ENOTTY => "ENOTTY",
-        ENOSYS => "ENOSYS",
-        EOPNOTSUPP => "EOPNOTSUPP",
-        _ => $"errno {errno}",
-    };
-
     private static void RequireKnownLayout()
     {
         if (RuntimeInformation.ProcessArchitecture is not (Architecture.X64 or Architecture.Arm64))
@@ -126,7 +71,4 @@ internal static unsafe partial class LinuxSystem
 
     [LibraryImport("libc", SetLastError = true)]
     private static partial int syncfs(int fd);
-
-    [LibraryImport("libc", SetLastError = true)]
-    private static partial int ioctl(int fd, ulong request, int argument);
 }

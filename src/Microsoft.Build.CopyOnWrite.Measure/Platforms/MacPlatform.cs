@@ -1,48 +1,33 @@
 using System;
 using System.Diagnostics;
+using System.IO;
 using System.Runtime.InteropServices;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// macOS: the file system's type name and counts from statfs, a probe clone (clonefile) in the folder, sync() to
+/// macOS: the volume as <see cref="MacVolumes"/> describes it (statfs, a probe clone), used space from statfs, sync() to
 /// flush, getloadavg and sysctl for the machine. Every decision is made here from <see cref="IMacSystem"/>'s answers.
 /// </summary>
 internal sealed class MacPlatform : IMeasurementPlatform
 {
-    // macOS errno values (they differ from Linux's).
-    public const int ENOTSUP = 45;
-    public const int EXDEV = 18;
-
     private readonly IMacSystem _system;
 
     public MacPlatform(IMacSystem system) => _system = system;
 
     public string FlushMethod => "sync() (every file system: macOS has no per-volume sync)";
 
-    public VolumeIdentity Identify(string folder)
+    public VolumeFacts Identify(string folder)
     {
-        MacAnswer<MacFileSystemStatus> status = _system.StatFs(folder);
-        if (!status.Succeeded)
+        try
         {
-            throw new MeasureException($"Cannot read the file system of {folder}: statfs failed with errno {status.Errno}.");
+            return new MacVolumes(_system).Inspect(folder);
         }
-
-        int probe = _system.ProbeClone(folder);
-        (bool? canClone, string evidence) = probe switch
+        catch (IOException e)
         {
-            0 => ((bool?)true, "a probe clone (clonefile) in the folder worked"),
-            ENOTSUP => (false, "a probe clone (clonefile) in the folder was refused: the file system cannot clone (ENOTSUP)"),
-            _ => (null, $"a probe clone (clonefile) in the folder failed with errno {probe}"),
-        };
-
-        string type = status.Value.TypeName;
-        string? caveat = type.Equals("apfs", StringComparison.OrdinalIgnoreCase)
-            ? "APFS volumes share their container's free space, so writes to other volumes of the same container move this number too"
-            : null;
-
-        // Since .NET 7, File.Copy (and so MSBuild's own Copy task) tries clonefile first.
-        return new VolumeIdentity(type, canClone, evidence, canClone, null, null, status.Value.MountedOn, caveat);
+            throw new MeasureException(e.Message);
+        }
     }
 
     public Reading<long> UsedBytes(string folder)

@@ -1,28 +1,19 @@
 using System;
 using System.Diagnostics;
+using System.IO;
 using System.Runtime.InteropServices;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// Windows: the file system name and the block-cloning flag (FILE_SUPPORTS_BLOCK_REFCOUNTING) from
-/// GetVolumeInformation, Dev Drive from the volume's persistent state (FSCTL_QUERY_PERSISTENT_VOLUME_STATE),
+/// Windows: the volume as <see cref="WindowsVolumes"/> describes it (file system, block-cloning flag, Dev Drive),
 /// used space from GetDiskFreeSpaceEx, a flush of the whole volume (FlushFileBuffers, elevated only).
 /// Every decision is made here from <see cref="IWindowsSystem"/>'s answers.
 /// </summary>
 internal sealed class WindowsPlatform : IMeasurementPlatform
 {
-    public const uint FileSupportsBlockRefcounting = 0x08000000;
-    public const uint PersistentVolumeStateDevVolume = 0x00002000;
-    public const uint PersistentVolumeStateTrustedVolume = 0x00004000;
-
-    /// <summary>Windows 11 24H2 and Windows Server 2025: from this build on, CopyFile block-clones by itself on ReFS.</summary>
-    public const int FirstBuildWhoseCopyFileClones = 26100;
-
     private const int ErrorAccessDenied = 5;
-    private const int ErrorInvalidFunction = 1;
-    private const int ErrorNotSupported = 50;
-    private const int ErrorInvalidParameter = 87;
 
     private readonly IWindowsSystem _system;
 
@@ -30,28 +21,16 @@ internal sealed class WindowsPlatform : IMeasurementPlatform
 
     public string FlushMethod => "FlushFileBuffers on the volume (needs an elevated prompt)";
 
-    public VolumeIdentity Identify(string folder)
+    public VolumeFacts Identify(string folder)
     {
-        string root = VolumeRoot(folder);
-        WindowsAnswer<WindowsVolumeInformation> information = _system.VolumeInformation(root);
-        if (!information.Succeeded)
+        try
         {
-            return new VolumeIdentity("unknown", null, $"GetVolumeInformation failed on {root}: {Describe(information.Error)}", null, null, null, root, null);
+            return new WindowsVolumes(_system).Inspect(folder);
         }
-
-        string fileSystem = information.Value.FileSystemName;
-        bool canClone = (information.Value.Flags & FileSupportsBlockRefcounting) != 0;
-        string evidence = canClone
-            ? "the volume reports block cloning (FILE_SUPPORTS_BLOCK_REFCOUNTING)"
-            : "the volume does not report block cloning (no FILE_SUPPORTS_BLOCK_REFCOUNTING)";
-        (bool? devDrive, bool? trusted, string? devDriveProblem) = DevDriveState(root, fileSystem);
-        if (devDriveProblem is not null)
+        catch (IOException e)
         {
-            evidence += $"; Dev Drive unknown: {devDriveProblem}";
+            throw new MeasureException(e.Message);
         }
-
-        bool stockClones = canClone && _system.OSBuild >= FirstBuildWhoseCopyFileClones;
-        return new VolumeIdentity(fileSystem, canClone, evidence, stockClones, devDrive, trusted, root, null);
     }
 
     public Reading<long> UsedBytes(string folder)
@@ -85,29 +64,6 @@ internal sealed class WindowsPlatform : IMeasurementPlatform
     {
         WindowsAnswer<string> root = _system.VolumeRoot(folder);
         return root.Succeeded ? root.Value : throw new MeasureException($"Cannot find the volume that holds {folder}: {Describe(root.Error)}.");
-    }
-
-    /// <summary>
-    /// A Dev Drive is always ReFS, so any other file system is not one. On ReFS the persistent volume state says;
-    /// a Windows that predates Dev Drive (before 11 22H2) rejects the query as unknown, which also means "not one".
-    /// </summary>
-    private (bool? DevDrive, bool? Trusted, string? Problem) DevDriveState(string root, string fileSystem)
-    {
-        if (!fileSystem.Equals("ReFS", StringComparison.OrdinalIgnoreCase))
-        {
-            return (false, null, null);
-        }
-
-        WindowsAnswer<uint> state = _system.PersistentVolumeState(root);
-        if (state.Succeeded)
-        {
-            bool devDrive = (state.Value & PersistentVolumeStateDevVolume) != 0;
-            return (devDrive, devDrive ? (state.Value & PersistentVolumeStateTrustedVolume) != 0 : null, null);
-        }
-
-        return state.Error is ErrorInvalidFunction or ErrorInvalidParameter or ErrorNotSupported
-            ? (false, null, null)
-            : (null, null, $"FSCTL_QUERY_PERSISTENT_VOLUME_STATE failed: {Describe(state.Error)}");
     }
 
     private static string Describe(int error) => $"Windows error {error}";

@@ -35,7 +35,7 @@ internal sealed partial class MeasurementReport
         else if (OperatingSystem.IsWindows())
         {
             yield return stockClones.Count > 0
-                ? $"**On this Windows the stock Copy task clones too** on {string.Join(", ", stockClones.Select(v => v.Label))}: from Windows 11 24H2 (build {Platforms.WindowsPlatform.FirstBuildWhoseCopyFileClones}) CopyFile block-clones by itself on ReFS. So there ours against stock shows the difference between the two tasks, not what cloning brings."
+                ? $"**On this Windows the stock Copy task clones too** on {string.Join(", ", stockClones.Select(v => v.Label))}: from Windows 11 24H2 (build {Microsoft.Build.CopyOnWrite.Volumes.WindowsVolumes.FirstBuildWhoseCopyFileClones}) CopyFile block-clones by itself on ReFS. So there ours against stock shows the difference between the two tasks, not what cloning brings."
                 : "On this Windows the stock Copy task copies every byte (CopyFile block-clones by itself only from Windows 11 24H2): ours against stock on a volume that can clone is what cloning brings.";
         }
 

@@ -167,7 +167,7 @@ internal sealed partial class MeasurementReport
                 stockCopyClones = v.Identity.StockCopyClones,
                 devDrive = v.Identity.DevDrive,
                 trustedDevDrive = v.Identity.TrustedDevDrive,
-                volumeRoot = v.Identity.VolumeRoot,
+                volumeRoot = v.Identity.Root,
                 usedSpaceCaveat = v.Identity.UsedSpaceCaveat,
             }),
             baseline = Baseline.Label,

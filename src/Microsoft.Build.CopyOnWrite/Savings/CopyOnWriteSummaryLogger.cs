@@ -262,31 +262,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         return name is null ? string.Empty : $"{Json(name)}:{Json(key.Detail)},";
     }
 
-    private static string Json(string value)
-    {
-        var text = new StringBuilder("\"");
-        foreach (char c in value)
-        {
-            switch (c)
-            {
-                case '"': text.Append("\\\""); break;
-                case '\\': text.Append("\\\\"); break;
-                default:
-                    if (c < ' ')
-                    {
-                        text.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
-                    }
-                    else
-                    {
-                        text.Append(c);
-                    }
-
-                    break;
-            }
-        }
-
-        return text.Append('"').ToString();
-    }
+    private static string Json(string value) => JsonText.Quote(value);
 
     private static string Files(int count) => count == 1 ? "1 file" : $"{count} files";
 

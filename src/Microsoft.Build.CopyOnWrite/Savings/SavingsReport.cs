@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 
@@ -48,12 +49,12 @@ internal static class SavingsReport
                     crossVolume.Add(new CopyData.CrossVolumeEntry(
                         files.SourceRoot,
                         files.DestinationRoot,
-                        Volumes.MountPointOf(files.SourceRoot),
-                        Volumes.MountPointOf(files.DestinationRoot),
+                        VolumeCatalog.Shared.MountPointOf(files.SourceRoot),
+                        VolumeCatalog.Shared.MountPointOf(files.DestinationRoot),
                         files.Files,
                         files.Bytes,
-                        Volumes.FileSystemOf(files.SourceRoot),
-                        Volumes.FileSystemOf(files.DestinationRoot),
+                        VolumeCatalog.Shared.FileSystemOf(files.SourceRoot),
+                        VolumeCatalog.Shared.FileSystemOf(files.DestinationRoot),
                         files.Origin));
                 }
             }

@@ -1,6 +1,7 @@
 using System.IO;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Measure.Platforms;
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -17,12 +18,12 @@ public sealed class LinuxPlatformTests
         LinuxPlatform platform = RequireLinux();
         string folder = LoopFileSystems.Xfs.NewFolder("identify");
 
-        VolumeIdentity volume = platform.Identify(folder);
+        VolumeFacts volume = platform.Identify(folder);
 
         Assert.AreEqual("xfs", volume.FileSystem);
         Assert.AreEqual(true, volume.CanClone, volume.CloneEvidence);
         Assert.AreEqual(true, volume.StockCopyClones);
-        Assert.AreEqual(LoopFileSystems.Xfs.MountPoint, volume.VolumeRoot);
+        Assert.AreEqual(LoopFileSystems.Xfs.MountPoint, volume.Root);
         Assert.AreEqual(0, Directory.GetFileSystemEntries(folder).Length, "the probe files must be gone");
     }
 
@@ -32,7 +33,7 @@ public sealed class LinuxPlatformTests
         LinuxPlatform platform = RequireLinux();
         string folder = LoopFileSystems.Ext4.NewFolder("identify");
 
-        VolumeIdentity volume = platform.Identify(folder);
+        VolumeFacts volume = platform.Identify(folder);
 
         Assert.AreEqual("ext4", volume.FileSystem);
         Assert.AreEqual(false, volume.CanClone, volume.CloneEvidence);

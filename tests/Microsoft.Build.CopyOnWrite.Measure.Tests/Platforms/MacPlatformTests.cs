@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using Microsoft.Build.CopyOnWrite.Measure.Platforms;
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Tests.Platforms;
@@ -17,12 +18,12 @@ public sealed class MacPlatformTests
     {
         var mac = new AnsweringMac { Type = "apfs", MountedOn = "/System/Volumes/Data", ProbeErrno = 0 };
 
-        VolumeIdentity volume = new MacPlatform(mac).Identify("/Users/me/cow");
+        VolumeFacts volume = new MacPlatform(mac).Identify("/Users/me/cow");
 
         Assert.AreEqual("apfs", volume.FileSystem);
         Assert.AreEqual(true, volume.CanClone);
         Assert.AreEqual(true, volume.StockCopyClones);
-        Assert.AreEqual("/System/Volumes/Data", volume.VolumeRoot);
+        Assert.AreEqual("/System/Volumes/Data", volume.Root);
         Assert.IsNull(volume.DevDrive);
         StringAssert.Contains(volume.CloneEvidence, "clonefile");
         Assert.AreEqual("/Users/me/cow", mac.ProbedFolder);
@@ -33,7 +34,7 @@ public sealed class MacPlatformTests
     {
         var mac = new AnsweringMac { Type = "apfs" };
 
-        VolumeIdentity volume = new MacPlatform(mac).Identify("/Users/me/cow");
+        VolumeFacts volume = new MacPlatform(mac).Identify("/Users/me/cow");
 
         StringAssert.Contains(volume.UsedSpaceCaveat, "container");
     }
@@ -41,9 +42,9 @@ public sealed class MacPlatformTests
     [TestMethod]
     public void A_file_system_that_refuses_the_probe_clone_as_unsupported_cannot_clone()
     {
-        var mac = new AnsweringMac { Type = "hfs", ProbeErrno = MacPlatform.ENOTSUP };
+        var mac = new AnsweringMac { Type = "hfs", ProbeErrno = MacVolumes.ENOTSUP };
 
-        VolumeIdentity volume = new MacPlatform(mac).Identify("/Volumes/Old/cow");
+        VolumeFacts volume = new MacPlatform(mac).Identify("/Volumes/Old/cow");
 
         Assert.AreEqual("hfs", volume.FileSystem);
         Assert.AreEqual(false, volume.CanClone);
@@ -57,7 +58,7 @@ public sealed class MacPlatformTests
     {
         var mac = new AnsweringMac { Type = "smbfs", ProbeErrno = 13 };
 
-        VolumeIdentity volume = new MacPlatform(mac).Identify("/Volumes/Share/cow");
+        VolumeFacts volume = new MacPlatform(mac).Identify("/Volumes/Share/cow");
 
         Assert.IsNull(volume.CanClone);
         StringAssert.Contains(volume.CloneEvidence, "errno 13");

@@ -1,5 +1,6 @@
 using System;
 using Microsoft.Build.CopyOnWrite.Measure.Platforms;
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Tests.Platforms;
@@ -12,31 +13,31 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Tests.Platforms;
 public sealed class WindowsPlatformTests
 {
     private const uint CasePreservingNames = 0x3;
-    private const uint ReFSFlags = WindowsPlatform.FileSupportsBlockRefcounting | CasePreservingNames;
+    private const uint ReFSFlags = WindowsVolumes.FileSupportsBlockRefcounting | CasePreservingNames;
     private const int Windows11_23H2 = 22631;
     private const int Windows11_24H2 = 26100;
 
     [TestMethod]
     public void A_trusted_Dev_Drive_is_named_ReFS_can_clone_and_is_reported_as_a_trusted_Dev_Drive()
     {
-        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsPlatform.PersistentVolumeStateDevVolume | WindowsPlatform.PersistentVolumeStateTrustedVolume) };
+        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume | WindowsVolumes.PersistentVolumeStateTrustedVolume) };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"D:\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"D:\cow");
 
         Assert.AreEqual("ReFS", volume.FileSystem);
         Assert.AreEqual(true, volume.CanClone);
         Assert.AreEqual(true, volume.DevDrive);
         Assert.AreEqual(true, volume.TrustedDevDrive);
-        Assert.AreEqual(@"D:\", volume.VolumeRoot);
+        Assert.AreEqual(@"D:\", volume.Root);
         StringAssert.Contains(volume.CloneEvidence, "FILE_SUPPORTS_BLOCK_REFCOUNTING");
     }
 
     [TestMethod]
     public void An_untrusted_Dev_Drive_is_reported_as_not_trusted()
     {
-        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsPlatform.PersistentVolumeStateDevVolume) };
+        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume) };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"D:\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"D:\cow");
 
         Assert.AreEqual(true, volume.DevDrive);
         Assert.AreEqual(false, volume.TrustedDevDrive);
@@ -47,7 +48,7 @@ public sealed class WindowsPlatformTests
     {
         var windows = new AnsweringWindows { FileSystem = "NTFS", Flags = CasePreservingNames };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"C:\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"C:\cow");
 
         Assert.AreEqual("NTFS", volume.FileSystem);
         Assert.AreEqual(false, volume.CanClone);
@@ -63,7 +64,7 @@ public sealed class WindowsPlatformTests
     {
         var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(0) };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"E:\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"E:\cow");
 
         Assert.AreEqual(true, volume.CanClone);
         Assert.AreEqual(false, volume.DevDrive);
@@ -77,7 +78,7 @@ public sealed class WindowsPlatformTests
     {
         var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = WindowsAnswer<uint>.Failed(error) };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"E:\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"E:\cow");
 
         Assert.AreEqual(false, volume.DevDrive);
         Assert.AreEqual(true, volume.CanClone);
@@ -88,7 +89,7 @@ public sealed class WindowsPlatformTests
     {
         var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = WindowsAnswer<uint>.Failed(5) };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"D:\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"D:\cow");
 
         Assert.IsNull(volume.DevDrive);
         StringAssert.Contains(volume.CloneEvidence, "Dev Drive unknown");
@@ -100,9 +101,9 @@ public sealed class WindowsPlatformTests
     [DataRow(Windows11_24H2, true)]
     public void The_stock_Copy_task_clones_on_a_Dev_Drive_only_from_Windows_11_24H2_on(int build, bool stockClones)
     {
-        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsPlatform.PersistentVolumeStateDevVolume), OSBuild = build };
+        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume), OSBuild = build };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"D:\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"D:\cow");
 
         Assert.AreEqual(stockClones, volume.StockCopyClones);
     }
@@ -112,7 +113,7 @@ public sealed class WindowsPlatformTests
     {
         var windows = new AnsweringWindows { Information = WindowsAnswer<WindowsVolumeInformation>.Failed(21) };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"F:\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"F:\cow");
 
         Assert.AreEqual("unknown", volume.FileSystem);
         Assert.IsNull(volume.CanClone);
@@ -133,11 +134,11 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void A_folder_on_a_volume_mounted_in_a_folder_reports_that_mount_as_its_volume_root()
     {
-        var windows = new AnsweringWindows { Root = WindowsAnswer<string>.Ok(@"C:\mnt\devdrive\"), FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsPlatform.PersistentVolumeStateDevVolume) };
+        var windows = new AnsweringWindows { Root = WindowsAnswer<string>.Ok(@"C:\mnt\devdrive\"), FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume) };
 
-        VolumeIdentity volume = new WindowsPlatform(windows).Identify(@"C:\mnt\devdrive\cow");
+        VolumeFacts volume = new WindowsPlatform(windows).Identify(@"C:\mnt\devdrive\cow");
 
-        Assert.AreEqual(@"C:\mnt\devdrive\", volume.VolumeRoot);
+        Assert.AreEqual(@"C:\mnt\devdrive\", volume.Root);
         Assert.AreEqual(true, volume.DevDrive);
     }
 

@@ -1,0 +1,138 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Runtime.InteropServices;
+
+namespace Microsoft.Build.CopyOnWrite.Volumes;
+
+/// <summary>
+/// The one place that knows volumes: which volume a path is on, its file system, whether it clones and how that is
+/// known, and whether two paths share a volume. Answers are cached per volume for <see cref="Lifetime"/>, as the
+/// engines cache refusals: MSBuild nodes outlive mounts, so nothing is believed forever.
+/// </summary>
+internal sealed class VolumeCatalog
+{
+    /// <summary>How long what was learnt about a volume is believed (the engines' refusal lifetime).</summary>
+    public static readonly TimeSpan DefaultLifetime = TimeSpan.FromSeconds(30);
+
+    private static readonly Lazy<VolumeCatalog> ThisProcess = new(() => new VolumeCatalog(ForThisProcess(MountTableLifetime), DefaultLifetime));
+
+    // Builds outlive mounts; re-reading the table every few seconds is cheap next to a build.
+    private static readonly TimeSpan MountTableLifetime = TimeSpan.FromSeconds(10);
+
+    private readonly IVolumeInspector _inspector;
+    private readonly Dictionary<string, (VolumeFacts Facts, long When)> _facts = new(StringComparer.Ordinal);
+    private readonly object _lock = new();
+
+    public VolumeCatalog(IVolumeInspector inspector, TimeSpan lifetime)
+    {
+        _inspector = inspector;
+        Lifetime = lifetime;
+    }
+
+    /// <summary>The catalog of this process, shared by the task's messages and the summary logger.</summary>
+    public static VolumeCatalog Shared => ThisProcess.Value;
+
+    public TimeSpan Lifetime { get; }
+
+    /// <summary>A catalog that reads everything afresh (a tool that mounts volumes and asks about them at once).</summary>
+    public static VolumeCatalog Fresh() => new(ForThisProcess(TimeSpan.Zero), TimeSpan.Zero);
+
+    /// <summary>The inspector of this OS; <paramref name="mountTableLifetime"/> is how long a read mount table is reused.</summary>
+    public static IVolumeInspector ForThisProcess(TimeSpan mountTableLifetime)
+    {
+#if NET
+        if (OperatingSystem.IsLinux())
+        {
+            return new LinuxVolumes(mountTableLifetime);
+        }
+
+        if (OperatingSystem.IsMacOS())
+        {
+            return new MacVolumes(new MacVolumeSystem());
+        }
+#endif
+        if (RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
+        {
+            return new WindowsVolumes(new WindowsVolumeSystem());
+        }
+
+        return new OtherVolumes();
+    }
+
+    public VolumeLocation Locate(string path) => _inspector.Locate(path);
+
+    /// <summary>The mount point or drive of <paramref name="path"/>.</summary>
+    public string MountPointOf(string path) => Locate(path).Root;
+
+    /// <summary>The file system holding <paramref name="path"/>, or "unknown".</summary>
+    public string FileSystemOf(string path) => Locate(path).FileSystem;
+
+    /// <summary>What the volume of <paramref name="folder"/> is and whether it clones, from the cache while it is fresh.</summary>
+    public VolumeFacts Inspect(string folder)
+    {
+        string root = Locate(folder).Root;
+        lock (_lock)
+        {
+            if (_facts.TryGetValue(root, out (VolumeFacts Facts, long When) known) && !IsStale(known.When) && known.Facts.CanClone is not null)
+            {
+                return known.Facts;
+            }
+        }
+
+        // A folder that could not be probed says "unknown"; another folder of the same volume may do better, so an
+        // unknown is not cached in place of an answer.
+        VolumeFacts facts = _inspector.Inspect(folder);
+        lock (_lock)
+        {
+            if (facts.CanClone is not null || !_facts.ContainsKey(root))
+            {
+                _facts[root] = (facts, Stopwatch.GetTimestamp());
+            }
+        }
+
+        return facts;
+    }
+
+    /// <summary>Whether two paths are on one volume (by mount point or drive: what a clone needs).</summary>
+    public bool SameVolume(string first, string second)
+        => string.Equals(Locate(first).Root, Locate(second).Root, RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal);
+
+    private bool IsStale(long when) => Stopwatch.GetTimestamp() - when > Lifetime.TotalSeconds * Stopwatch.Frequency;
+
+    /// <summary>The folder itself or, for a path that does not exist yet, its nearest existing ancestor.</summary>
+    internal static string NearestExisting(string path)
+    {
+        string? current = Path.GetFullPath(path);
+        while (current is not null && !Directory.Exists(current) && !File.Exists(current))
+        {
+            current = Path.GetDirectoryName(current);
+        }
+
+        return current ?? Path.GetPathRoot(Path.GetFullPath(path)) ?? path;
+    }
+}
+
+/// <summary>An OS the catalog has no inspector for: the drive root and .NET's name for its format; cloning unknown.</summary>
+internal sealed class OtherVolumes : IVolumeInspector
+{
+    public VolumeLocation Locate(string path)
+    {
+        string root = Path.GetPathRoot(Path.GetFullPath(path)) ?? string.Empty;
+        try
+        {
+            return new VolumeLocation(root, new DriveInfo(root).DriveFormat);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            return new VolumeLocation(root, "unknown");
+        }
+    }
+
+    public VolumeFacts Inspect(string folder)
+    {
+        VolumeLocation location = Locate(folder);
+        return new VolumeFacts(location.Root, location.FileSystem, null, $"not checked: Microsoft.Build.CopyOnWrite does not clone on {RuntimeInformation.OSDescription}", null, null, null, null);
+    }
+}

@@ -1,0 +1,46 @@
+namespace Microsoft.Build.CopyOnWrite.Volumes;
+
+/// <summary>Where a path's volume is mounted and its file system, as cheaply as the OS tells it (no probe, no write).</summary>
+/// <param name="Root">The mount point (Linux, macOS) or the volume's root (Windows: D:\ or a folder a volume is mounted on).</param>
+/// <param name="FileSystem">As the OS names it: xfs, btrfs, ext4, tmpfs, apfs, ReFS, NTFS...; "unknown" when it does not say.</param>
+internal sealed record VolumeLocation(string Root, string FileSystem);
+
+/// <summary>What is known about one volume: where it is, its file system, and whether files can be cloned on it.</summary>
+/// <param name="Root">As in <see cref="VolumeLocation.Root"/>.</param>
+/// <param name="FileSystem">As in <see cref="VolumeLocation.FileSystem"/>.</param>
+/// <param name="CanClone">Whether files can be cloned within the volume; null when it could not be found out.</param>
+/// <param name="CloneEvidence">How that is known: the volume's own flag (Windows), a probe clone of a file of our own, or the file system's kind.</param>
+/// <param name="StockCopyClones">Whether MSBuild's own Copy task (File.Copy / CopyFile) clones there too; null when unknown.</param>
+/// <param name="DevDrive">Windows: whether the volume is a Dev Drive; null elsewhere or when Windows would not say.</param>
+/// <param name="TrustedDevDrive">Windows: whether that Dev Drive is trusted (antivirus in performance mode); null when not a Dev Drive.</param>
+/// <param name="UsedSpaceCaveat">Why the volume's used space can move for reasons other than a build, where the OS makes it so.</param>
+internal sealed record VolumeFacts(
+    string Root,
+    string FileSystem,
+    bool? CanClone,
+    string CloneEvidence,
+    bool? StockCopyClones,
+    bool? DevDrive,
+    bool? TrustedDevDrive,
+    string? UsedSpaceCaveat)
+{
+    public VolumeLocation Location => new(Root, FileSystem);
+}
+
+/// <summary>
+/// What one OS says about volumes; one implementation per OS (<see cref="LinuxVolumes"/>, <see cref="WindowsVolumes"/>,
+/// <see cref="MacVolumes"/>), the Windows and macOS ones deciding from their OS's answers behind a seam
+/// (<see cref="IWindowsVolumeSystem"/>, <see cref="IMacVolumeSystem"/>) so that those decisions are tested anywhere.
+/// </summary>
+internal interface IVolumeInspector
+{
+    /// <summary>The volume of <paramref name="path"/>, which need not exist (its nearest existing folder is asked).</summary>
+    VolumeLocation Locate(string path);
+
+    /// <summary>
+    /// Everything about the volume of <paramref name="folder"/>, including whether it clones. Where the OS has no flag
+    /// for that (Linux, macOS) a small file of our own is cloned in <paramref name="folder"/> and removed; a folder that
+    /// cannot be written to falls back to what the file system's kind says, or to "unknown".
+    /// </summary>
+    VolumeFacts Inspect(string folder);
+}

@@ -1,0 +1,73 @@
+using System;
+using System.IO;
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace Microsoft.Build.CopyOnWrite.Volumes;
+
+/// <summary>
+/// The real answers: thin calls into kernel32, no decisions. [DllImport] with explicit Unicode entry points, since
+/// this also runs in .NET Framework MSBuild (32-bit too: every argument here is pointer-sized or fixed).
+/// </summary>
+internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
+{
+    private const string Kernel32 = "kernel32.dll";
+    private const uint FsctlQueryPersistentVolumeState = 0x0009023C;
+    private const uint FileReadAttributes = 0x80;
+    private const uint FileShareReadWriteDelete = 0x7;
+    private const uint OpenExisting = 3;
+    private const uint FileFlagBackupSemantics = 0x02000000;
+
+    public int OSBuild => Environment.OSVersion.Version.Build;
+
+    public WindowsAnswer<string> VolumeRoot(string path)
+    {
+        char[] buffer = new char[Math.Max(path.Length + 2, 261)];
+        return GetVolumePathNameW(Path.GetFullPath(path), buffer, (uint)buffer.Length)
+            ? WindowsAnswer<string>.Ok(new string(buffer, 0, Array.IndexOf(buffer, '\0')))
+            : WindowsAnswer<string>.Failed(Marshal.GetLastWin32Error());
+    }
+
+    public WindowsAnswer<WindowsVolumeInformation> VolumeInformation(string root)
+    {
+        char[] name = new char[261];
+        return GetVolumeInformationW(root, null, 0, out _, out _, out uint flags, name, (uint)name.Length)
+            ? WindowsAnswer<WindowsVolumeInformation>.Ok(new WindowsVolumeInformation(new string(name, 0, Array.IndexOf(name, '\0')), flags))
+            : WindowsAnswer<WindowsVolumeInformation>.Failed(Marshal.GetLastWin32Error());
+    }
+
+    public WindowsAnswer<uint> PersistentVolumeState(string root)
+    {
+        using SafeFileHandle handle = CreateFileW(root, FileReadAttributes, FileShareReadWriteDelete, IntPtr.Zero, OpenExisting, FileFlagBackupSemantics, IntPtr.Zero);
+        if (handle.IsInvalid)
+        {
+            return WindowsAnswer<uint>.Failed(Marshal.GetLastWin32Error());
+        }
+
+        // FILE_FS_PERSISTENT_VOLUME_INFORMATION { VolumeFlags, FlagMask, Version, Reserved }: version 1, asking for the Dev Drive bits.
+        uint* input = stackalloc uint[4];
+        input[0] = 0;
+        input[1] = WindowsVolumes.PersistentVolumeStateDevVolume | WindowsVolumes.PersistentVolumeStateTrustedVolume;
+        input[2] = 1;
+        input[3] = 0;
+        uint* output = stackalloc uint[4];
+        return DeviceIoControl(handle, FsctlQueryPersistentVolumeState, input, 16, output, 16, out _, IntPtr.Zero)
+            ? WindowsAnswer<uint>.Ok(output[0])
+            : WindowsAnswer<uint>.Failed(Marshal.GetLastWin32Error());
+    }
+
+    [DllImport(Kernel32, EntryPoint = "GetVolumePathNameW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static extern bool GetVolumePathNameW(string fileName, [Out] char[] volumePathName, uint bufferLength);
+
+    [DllImport(Kernel32, EntryPoint = "GetVolumeInformationW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static extern bool GetVolumeInformationW(string rootPathName, char[]? volumeName, uint volumeNameSize, out uint serialNumber, out uint maximumComponentLength, out uint fileSystemFlags, [Out] char[] fileSystemName, uint fileSystemNameSize);
+
+    [DllImport(Kernel32, EntryPoint = "CreateFileW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
+    private static extern SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);
+
+    [DllImport(Kernel32, ExactSpelling = true, SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    private static extern bool DeviceIoControl(SafeFileHandle device, uint ioControlCode, void* inBuffer, uint inBufferSize, void* outBuffer, uint outBufferSize, out uint bytesReturned, IntPtr overlapped);
+}
