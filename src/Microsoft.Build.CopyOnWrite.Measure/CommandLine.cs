@@ -127,6 +127,7 @@ internal sealed class CommandLine
             _out, _loopFolder, _loopSize, _packageDir, _keep,
         };
         command.Subcommands.Add(Forecast.PredictCommand.Create());
+        command.Subcommands.Add(Doctor.DoctorCommand.Create());
 
         _target.Validators.Add(result =>
         {

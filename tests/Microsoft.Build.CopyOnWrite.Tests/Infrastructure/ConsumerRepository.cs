@@ -115,6 +115,10 @@ public sealed class ConsumerRepository
 
     /// <summary>`dotnet build -v:d` whatever its outcome; detailed, so MSBuild says where it loaded Copy from.</summary>
     public ProcessResult TryBuild(IDictionary<string, string?>? environmentVariables = null, params string[] arguments)
+        => Dotnet(environmentVariables, ["build", "Lib.csproj", "-v:d", "-nologo", "-nr:false", .. arguments]);
+
+    /// <summary>`dotnet` with these arguments in the repository, with its package cache, whatever the outcome.</summary>
+    public ProcessResult Dotnet(IDictionary<string, string?>? environmentVariables, params string[] arguments)
     {
         IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
         environment["NUGET_PACKAGES"] = PackageCache;
@@ -123,7 +127,7 @@ public sealed class ConsumerRepository
             environment[name] = value;
         }
 
-        return ProcessRunner.Run("dotnet", ["build", "Lib.csproj", "-v:d", "-nologo", "-nr:false", .. arguments], Root, environment, TimeSpan.FromMinutes(10));
+        return ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10));
     }
 
     /// <summary>Asserts that the build succeeded, that every Copy of it was ours, loaded from the package under test, and that it copied the content file.</summary>

@@ -1,0 +1,76 @@
+using System;
+using System.CommandLine;
+using System.IO;
+using Microsoft.Build.CopyOnWrite.Doctor;
+using Microsoft.Build.CopyOnWrite.Volumes;
+
+namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
+
+/// <summary>
+/// `dotnet-cow-measure doctor [FOLDER...]`: can this machine clone what the repository builds? Before any build:
+/// the folders a build copies between, their volumes, which pairs clone, and what to type where they do not.
+/// The same check as the SDK's CopyOnWriteDoctor target (src/Microsoft.Build.CopyOnWrite/Doctor, compiled in).
+/// </summary>
+internal static class DoctorCommand
+{
+    /// <summary>--require-clone and the repository cannot clone what it builds.</summary>
+    public const int CannotClone = 3;
+
+    public static Command Create()
+    {
+        var folders = new Argument<string[]>("FOLDER")
+        {
+            Description = "The repository (default: the current folder), then any other folders to check (a drive you could build on).",
+            Arity = ArgumentArity.ZeroOrMore,
+        };
+        var json = new Option<string?>("--json") { Description = "Also write the check as JSON to this file.", HelpName = "FILE" };
+        var requireClone = new Option<bool>("--require-clone")
+        {
+            Description = $"Exit with {CannotClone} when the repository cannot clone what it builds (its volume does not clone, or its outputs are on another volume): for a CI step.",
+        };
+        var command = new Command("doctor", "Checks, before any build, whether this machine can clone what the repository builds: the repository, "
+            + "its outputs, the NuGet package cache and fallback folders, the .NET installation and the temp folder, each on its volume, "
+            + "which of them share a volume that clones, and the command that fixes each problem.")
+        {
+            folders, json, requireClone,
+        };
+        command.SetAction(result => Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error));
+        return command;
+    }
+
+    public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error)
+    {
+        string repository = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
+        if (!Directory.Exists(repository))
+        {
+            error.WriteLine($"dotnet-cow-measure: doctor {repository}: no such folder; name the repository's folder (or run it there).");
+            return Program.BadInput;
+        }
+
+        DoctorCheck check = DoctorCheck.Run(BuildFolders.Of(repository, folders.Length > 1 ? folders[1..] : []), VolumeCatalog.Fresh(), AdviceOS());
+        foreach (string line in DoctorReport.Lines(check))
+        {
+            output.WriteLine(line);
+        }
+
+        if (json is not null)
+        {
+            try
+            {
+                File.WriteAllText(Path.GetFullPath(json), DoctorReport.Json(check));
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                error.WriteLine($"dotnet-cow-measure: doctor --json {json}: cannot write it ({e.Message}); name a file in a folder you can write to.");
+                return Program.BadInput;
+            }
+        }
+
+        return requireClone && !check.RepositoryClones ? CannotClone : 0;
+    }
+
+    private static AdviceOS AdviceOS()
+        => OperatingSystem.IsWindows() ? Microsoft.Build.CopyOnWrite.Doctor.AdviceOS.Windows
+            : OperatingSystem.IsMacOS() ? Microsoft.Build.CopyOnWrite.Doctor.AdviceOS.MacOS
+            : Microsoft.Build.CopyOnWrite.Doctor.AdviceOS.Linux;
+}

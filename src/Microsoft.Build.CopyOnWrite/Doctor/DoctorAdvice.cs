@@ -1,0 +1,137 @@
+using System.Collections.Generic;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Volumes;
+
+namespace Microsoft.Build.CopyOnWrite.Doctor;
+
+/// <summary>What stands between the build and cloning, from the folders' volumes, each with the command that fixes it on that OS.</summary>
+internal static class DoctorAdvice
+{
+    public static IEnumerable<Finding> For(IReadOnlyList<FolderOnVolume> folders, AdviceOS os)
+    {
+        FolderOnVolume? repository = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository);
+        if (repository is null)
+        {
+            yield break;
+        }
+
+        VolumeFacts home = repository.Volume;
+        bool homeClones = home.CanClone == true;
+        if (home.CanClone == false)
+        {
+            yield return new Finding(
+                Severity.Error,
+                $"The repository {repository.Folder.Path} is on {Name(home)}, which cannot clone ({home.CloneEvidence}): every file the build copies is copied byte by byte. Put the repository on a volume that clones.",
+                NewCloneVolume(os));
+        }
+        else if (home.CanClone is null)
+        {
+            yield return new Finding(
+                Severity.Warning,
+                $"Whether the repository's volume {Name(home)} clones could not be told ({home.CloneEvidence}). Run the check from a folder of the repository you can write to.",
+                []);
+        }
+
+        foreach (FolderOnVolume output in folders.Where(f => f.Folder.Role is FolderRole.BuildOutput or FolderRole.IntermediateOutput && !DoctorCheck.SameVolume(f, repository)))
+        {
+            yield return new Finding(
+                Severity.Error,
+                $"The {DoctorCheck.Describe(output.Folder.Role)} {output.Folder.Path} is on {Name(output.Volume)}, not on the repository's volume {Name(home)}: what the build copies into it is copied, not cloned. Keep build outputs inside the repository.",
+                [$"remove the BaseOutputPath / BaseIntermediateOutputPath / OutputPath that point elsewhere, or set <ArtifactsPath>$(MSBuildThisFileDirectory)artifacts</ArtifactsPath> in Directory.Build.props"]);
+        }
+
+        foreach (FolderOnVolume cache in folders.Where(f => f.Folder.Role == FolderRole.PackageCache && !DoctorCheck.SameVolume(f, repository)))
+        {
+            string packages = os == AdviceOS.Windows ? home.Root.TrimEnd('\\') + @"\packages" : home.Root.TrimEnd('/') + "/.nuget/packages";
+            yield return new Finding(
+                homeClones ? Severity.Warning : Severity.Info,
+                $"The NuGet package cache {cache.Folder.Path} is on {Name(cache.Volume)}, the repository on {Name(home)}: every package assembly copied into an output is copied, not cloned. Put the package cache on the repository's volume{(homeClones ? string.Empty : " (once that volume clones)")}.",
+                os == AdviceOS.Windows
+                    ? [$"setx NUGET_PACKAGES {packages}", "(open a new terminal, then) dotnet restore"]
+                    : [$"export NUGET_PACKAGES={packages}   # and in your shell profile", "dotnet restore"]);
+        }
+
+        foreach (FolderOnVolume fallback in folders.Where(f => f.Folder.Role == FolderRole.PackageFallbackFolder && !DoctorCheck.SameVolume(f, repository)))
+        {
+            yield return new Finding(
+                Severity.Warning,
+                $"The NuGet fallback folder {fallback.Folder.Path} is on {Name(fallback.Volume)}, not the repository's volume: packages NuGet finds there are copied from it, not cloned. Drop the fallback folder (RestoreFallbackFolders, or <fallbackPackageFolders> in NuGet.config) so packages restore into the package cache.",
+                ["dotnet nuget locals global-packages --list   # where packages go instead"]);
+        }
+
+        foreach (FolderOnVolume dotnet in folders.Where(f => f.Folder.Role == FolderRole.DotnetInstallation && !DoctorCheck.SameVolume(f, repository)))
+        {
+            yield return new Finding(
+                Severity.Info,
+                $"The .NET installation {dotnet.Folder.Path} is on {Name(dotnet.Volume)}: the few files a build copies from it (apphost, runtime packs) are copied. That is expected; it cannot move, and CopyOnWriteMode=Required accepts those copies.",
+                []);
+        }
+
+        foreach (FolderOnVolume temp in folders.Where(f => f.Folder.Role == FolderRole.TempFolder && !DoctorCheck.SameVolume(f, repository)))
+        {
+            yield return new Finding(
+                Severity.Info,
+                $"The temp folder {temp.Folder.Path} is on {Name(temp.Volume)}: a build step that copies from or into it copies. Most builds do not; if yours does, point {(os == AdviceOS.Windows ? "TEMP and TMP" : "TMPDIR")} at a folder on the repository's volume.",
+                []);
+        }
+
+        foreach (Finding finding in DevDrive(home, os))
+        {
+            yield return finding;
+        }
+
+        if (homeClones && folders.All(f => f.Folder.Role is not (FolderRole.BuildOutput or FolderRole.IntermediateOutput or FolderRole.PackageCache) || DoctorCheck.SameVolume(f, repository)))
+        {
+            yield return new Finding(Severity.Info, $"What the build copies within the repository and from the package cache is cloned on {Name(home)}.", []);
+        }
+    }
+
+    /// <summary>Windows: a Dev Drive that is not trusted is scanned synchronously by Microsoft Defender.</summary>
+    private static IEnumerable<Finding> DevDrive(VolumeFacts home, AdviceOS os)
+    {
+        if (os != AdviceOS.Windows || home.CanClone != true)
+        {
+            yield break;
+        }
+
+        string drive = home.Root.TrimEnd('\\');
+        if (home.DevDrive == true && home.TrustedDevDrive == false)
+        {
+            yield return new Finding(
+                Severity.Warning,
+                $"{drive} is a Dev Drive that is not trusted: Microsoft Defender scans it as any other volume instead of in performance mode. Trust it (as administrator), then check:",
+                [$"fsutil devdrv trust {drive}", $"fsutil devdrv query {drive}"]);
+        }
+        else if (home.DevDrive == true)
+        {
+            yield return new Finding(Severity.Info, $"{drive} is a trusted Dev Drive: Microsoft Defender runs in performance mode there when its real-time protection is on (not read here; `fsutil devdrv query {drive}` shows the filters attached).", []);
+        }
+
+        if (home.StockCopyClones == true)
+        {
+            yield return new Finding(Severity.Info, "This Windows (11 24H2 or later) clones in MSBuild's own Copy task too; this package adds the same-file checks, the report and the clone on every other OS.", []);
+        }
+    }
+
+    private static IReadOnlyList<string> NewCloneVolume(AdviceOS os) => os switch
+    {
+        AdviceOS.Windows =>
+        [
+            "Format-Volume -DriveLetter D -DevDrive   # PowerShell as administrator, on an empty volume; or Settings > System > Storage > Disks & volumes > Create dev drive",
+            @"git clone <repository> D:\src\<name>",
+        ],
+        AdviceOS.MacOS =>
+        [
+            "diskutil apfs addVolume disk1 APFS Source   # a new APFS volume in the container disk1 (diskutil apfs list shows yours)",
+            "git clone <repository> /Volumes/Source/<name>",
+        ],
+        _ =>
+        [
+            "sudo mkfs.xfs -m reflink=1 /dev/<empty partition>   # or mkfs.btrfs; this erases that partition",
+            "sudo mkdir -p /src && sudo mount /dev/<empty partition> /src",
+            "git clone <repository> /src/<name>",
+        ],
+    };
+
+    public static string Name(VolumeFacts volume) => $"{volume.Root} ({volume.FileSystem}{(volume.DevDrive == true ? ", Dev Drive" : string.Empty)})";
+}

@@ -1,0 +1,141 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Volumes;
+
+namespace Microsoft.Build.CopyOnWrite.Doctor;
+
+/// <summary>The kinds of folder a build reads from and writes to, in the order the check lists them.</summary>
+internal enum FolderRole
+{
+    Repository,
+    BuildOutput,
+    IntermediateOutput,
+    PackageCache,
+    PackageFallbackFolder,
+    DotnetInstallation,
+    TempFolder,
+
+    /// <summary>A folder the user named to the tool (a second checkout, a drive to build on).</summary>
+    NamedFolder,
+}
+
+/// <summary>A folder the check looks at: what it is to the build, and where.</summary>
+internal sealed record CheckedFolder(FolderRole Role, string Path);
+
+/// <summary>One folder as found: its volume, or why it could not be looked at.</summary>
+internal sealed record FolderOnVolume(CheckedFolder Folder, bool Exists, VolumeFacts Volume);
+
+internal enum Severity
+{
+    /// <summary>The repository cannot clone what it builds.</summary>
+    Error,
+
+    /// <summary>Files that could clone will be copied; a move fixes it.</summary>
+    Warning,
+
+    /// <summary>Worth knowing; nothing to fix.</summary>
+    Info,
+}
+
+/// <summary>One thing the check found, with the exact command that fixes it on this OS (empty when nothing to do).</summary>
+internal sealed record Finding(Severity Severity, string Message, IReadOnlyList<string> Fix);
+
+/// <summary>The operating system the advice is written for (commands differ), not necessarily this process's.</summary>
+internal enum AdviceOS
+{
+    Linux,
+    Windows,
+    MacOS,
+}
+
+/// <summary>
+/// Can this machine clone what this repository builds? Looks at the folders a build copies between (the repository,
+/// its outputs, the package cache and its fallback folders, the .NET installation, the temp folder), asks the volume
+/// component what volume each is on and whether it clones, and says what stands in the way, worst first, each with
+/// the command that fixes it. One implementation behind both doors: the CopyOnWriteDoctor target and
+/// `dotnet cow-measure doctor`.
+/// </summary>
+internal sealed class DoctorCheck
+{
+    private DoctorCheck(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<Finding> findings)
+    {
+        Folders = folders;
+        Findings = findings;
+    }
+
+    public IReadOnlyList<FolderOnVolume> Folders { get; }
+
+    /// <summary>Worst first.</summary>
+    public IReadOnlyList<Finding> Findings { get; }
+
+    /// <summary>The repository's volume clones, and its outputs are on it: what a build copies within the repository is cloned.</summary>
+    public bool RepositoryClones
+    {
+        get
+        {
+            FolderOnVolume? repository = Folders.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository);
+            return repository is not null
+                && repository.Volume.CanClone == true
+                && Folders.Where(f => f.Folder.Role is FolderRole.BuildOutput or FolderRole.IntermediateOutput).All(f => SameVolume(f, repository));
+        }
+    }
+
+    /// <summary>Whether files go from <paramref name="from"/> to <paramref name="to"/> as clones: one volume, and it clones (null: unknown).</summary>
+    public static bool? Clones(FolderOnVolume from, FolderOnVolume to)
+        => !SameVolume(from, to) ? false : from.Volume.CanClone;
+
+    public static DoctorCheck Run(IEnumerable<CheckedFolder> folders, VolumeCatalog catalog, AdviceOS os)
+    {
+        var found = new List<FolderOnVolume>();
+        // A folder named twice (NuGet lists the package cache among its package folders) is shown once, under its first role.
+        foreach (CheckedFolder folder in folders.OrderBy(f => f.Role).GroupBy(f => Normalize(f.Path), PathComparer).Select(g => g.First()))
+        {
+            bool exists = Directory.Exists(folder.Path);
+            VolumeFacts volume;
+            try
+            {
+                volume = catalog.Inspect(folder.Path);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                volume = new VolumeFacts("?", "unknown", null, e.Message, null, null, null, null);
+            }
+
+            found.Add(new FolderOnVolume(folder, exists, volume));
+        }
+
+        return new DoctorCheck(found, DoctorAdvice.For(found, os).OrderBy(f => f.Severity).ToList());
+    }
+
+    private static readonly StringComparer PathComparer = System.Runtime.InteropServices.RuntimeInformation.IsOSPlatform(System.Runtime.InteropServices.OSPlatform.Windows) ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal;
+
+    internal static bool SameVolume(FolderOnVolume first, FolderOnVolume second)
+        => first.Volume.Root != "?" && string.Equals(first.Volume.Root, second.Volume.Root, StringComparison.OrdinalIgnoreCase);
+
+    private static string Normalize(string path)
+    {
+        try
+        {
+            return Path.GetFullPath(path).TrimEnd('/', '\\');
+        }
+        catch (Exception e) when (e is ArgumentException or NotSupportedException or PathTooLongException)
+        {
+            return path;
+        }
+    }
+
+    /// <summary>How a role reads in a sentence and in the table.</summary>
+    public static string Describe(FolderRole role) => role switch
+    {
+        FolderRole.Repository => "repository",
+        FolderRole.BuildOutput => "build output",
+        FolderRole.IntermediateOutput => "intermediate output (obj)",
+        FolderRole.PackageCache => "NuGet package cache",
+        FolderRole.PackageFallbackFolder => "NuGet fallback folder",
+        FolderRole.DotnetInstallation => ".NET installation",
+        FolderRole.TempFolder => "temp folder",
+        _ => "folder you named",
+    };
+}

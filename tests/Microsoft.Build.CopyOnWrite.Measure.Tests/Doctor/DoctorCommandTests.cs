@@ -1,0 +1,110 @@
+using System;
+using System.IO;
+using System.Linq;
+using System.Text.Json;
+using Microsoft.Build.CopyOnWrite.Measure.Doctor;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Measure.Tests.Doctor;
+
+/// <summary>
+/// `dotnet-cow-measure doctor` on repositories on real loop volumes, with the package cache and fallback folders
+/// NuGet itself resolves from the repository's NuGet.config.
+/// </summary>
+[TestClass]
+public sealed class DoctorCommandTests
+{
+    [TestMethod]
+    public void A_repository_on_XFS_with_its_package_cache_there_clones_what_it_builds_and_require_clone_passes()
+    {
+        LoopFileSystem xfs = RequireLinux("xfs");
+        string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
+        string json = Path.Combine(xfs.NewFolder("report"), "doctor.json");
+
+        (int exit, string output) = Doctor(repository, "--require-clone", "--json", json);
+
+        Assert.AreEqual(0, exit, output);
+        StringAssert.Contains(output, "Result: the repository clones what it builds.");
+        using JsonDocument check = JsonDocument.Parse(File.ReadAllText(json));
+        JsonElement[] folders = check.RootElement.GetProperty("folders").EnumerateArray().ToArray();
+        JsonElement cache = folders.Single(f => f.GetProperty("role").GetString() == "packageCache");
+        Assert.AreEqual(xfs.MountPoint, cache.GetProperty("volume").GetString(), "NuGet.config's globalPackagesFolder, as NuGet resolves it");
+        Assert.IsTrue(folders.Single(f => f.GetProperty("role").GetString() == "buildOutput").GetProperty("path").GetString()!.EndsWith(Path.Combine("src", "App", "bin"), StringComparison.Ordinal));
+        Assert.IsFalse(check.RootElement.GetProperty("findings").EnumerateArray().Any(f => f.GetProperty("severity").GetString() != "info"), output);
+    }
+
+    [TestMethod]
+    public void A_package_cache_and_a_fallback_folder_on_another_volume_are_named_with_the_fix()
+    {
+        LoopFileSystem xfs = RequireLinux("xfs");
+        string otherCache = LoopFileSystems.Ext4.NewFolder("packages");
+        string fallback = LoopFileSystems.Btrfs.NewFolder("fallback");
+        string repository = Repository(xfs, packageCache: otherCache, fallbackFolder: fallback);
+
+        (int exit, string output) = Doctor(repository, "--require-clone");
+
+        Assert.AreEqual(0, exit, "the package cache does not stop the repository's own copies from cloning:\n" + output);
+        StringAssert.Contains(output, $"warning: The NuGet package cache {otherCache}");
+        StringAssert.Contains(output, $"export NUGET_PACKAGES={xfs.MountPoint}/.nuget/packages");
+        StringAssert.Contains(output, $"warning: The NuGet fallback folder {fallback}");
+    }
+
+    [TestMethod]
+    public void A_repository_on_ext4_fails_require_clone_with_exit_code_3_and_the_mkfs_to_type()
+    {
+        LoopFileSystem ext4 = RequireLinux("ext4");
+        string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
+
+        (int exit, string output) = Doctor(repository, "--require-clone");
+
+        Assert.AreEqual(DoctorCommand.CannotClone, exit, output);
+        StringAssert.Contains(output, "error: The repository");
+        StringAssert.Contains(output, "sudo mkfs.xfs -m reflink=1");
+    }
+
+    [TestMethod]
+    public void A_folder_that_does_not_exist_is_bad_input()
+    {
+        (int exit, string output) = Doctor("/no/such/repository");
+
+        Assert.AreEqual(Program.BadInput, exit);
+        StringAssert.Contains(output, "no such folder");
+    }
+
+    private static (int Exit, string Output) Doctor(params string[] arguments)
+    {
+        var output = new StringWriter();
+        string[] folders = arguments.TakeWhile(a => !a.StartsWith("--", StringComparison.Ordinal)).ToArray();
+        string? json = arguments.SkipWhile(a => a != "--json").Skip(1).FirstOrDefault();
+        int exit = DoctorCommand.Run(folders, json, arguments.Contains("--require-clone"), output, output);
+        return (exit, output.ToString());
+    }
+
+    /// <summary>A repository with one project (src/App) and a NuGet.config naming its package cache (and a fallback folder).</summary>
+    private static string Repository(LoopFileSystem volume, string packageCache, string? fallbackFolder = null)
+    {
+        string repository = volume.NewFolder("repo");
+        Directory.CreateDirectory(Path.Combine(repository, "src", "App"));
+        File.WriteAllText(Path.Combine(repository, "src", "App", "App.csproj"), "<Project Sdk=\"Microsoft.NET.Sdk\" />");
+        string fallback = fallbackFolder is null ? string.Empty : $"<fallbackPackageFolders><add key=\"shared\" value=\"{fallbackFolder}\" /></fallbackPackageFolders>";
+        File.WriteAllText(Path.Combine(repository, "NuGet.config"), $"""
+            <?xml version="1.0" encoding="utf-8"?>
+            <configuration>
+              <config><add key="globalPackagesFolder" value="{packageCache}" /></config>
+              {fallback}
+            </configuration>
+            """);
+        return repository;
+    }
+
+    private static LoopFileSystem RequireLinux(string kind)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Assert.Inconclusive("SKIPPED: these repositories are on Linux loop volumes");
+        }
+
+        return LoopFileSystems.Require(kind);
+    }
+}

@@ -1,0 +1,235 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Doctor;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Volumes;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Doctor;
+
+/// <summary>
+/// The doctor's check: on real Linux volumes here (XFS, btrfs, ext4 loop images), and on Windows and macOS through the
+/// volume component's seams, fed the answers those systems document.
+/// </summary>
+[TestClass]
+public sealed class DoctorCheckTests
+{
+    private const uint ReFSFlags = WindowsVolumes.FileSupportsBlockRefcounting | 0x3;
+
+    [TestMethod]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    public void A_repository_whose_outputs_and_package_cache_share_a_cloning_volume_clones_what_it_builds(string kind)
+    {
+        LoopFileSystem volume = RequireLinux(kind);
+        string repository = volume.NewFolder("repo");
+
+        DoctorCheck check = LinuxCheck(
+            new CheckedFolder(FolderRole.Repository, repository),
+            new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin")),
+            new CheckedFolder(FolderRole.PackageCache, volume.NewFolder("packages")));
+
+        Assert.IsTrue(check.RepositoryClones, Text(check));
+        Assert.IsTrue(check.Folders.All(f => f.Volume.CanClone == true && f.Volume.Root == volume.MountPoint), Text(check));
+        Assert.IsFalse(check.Findings.Any(f => f.Severity != Severity.Info), Text(check));
+    }
+
+    [TestMethod]
+    public void A_repository_on_ext4_is_an_error_that_names_the_volume_and_the_mkfs_to_type()
+    {
+        LoopFileSystem ext4 = RequireLinux("ext4");
+        string repository = ext4.NewFolder("repo");
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin")));
+
+        Assert.IsFalse(check.RepositoryClones);
+        Finding first = check.Findings[0];
+        Assert.AreEqual(Severity.Error, first.Severity);
+        StringAssert.Contains(first.Message, $"{ext4.MountPoint} (ext4), which cannot clone");
+        StringAssert.Contains(first.Message, "EOPNOTSUPP", "the evidence is the probe clone's refusal, not a guess from the name");
+        Assert.IsTrue(first.Fix.Any(c => c.StartsWith("sudo mkfs.xfs -m reflink=1", StringComparison.Ordinal)), string.Join("\n", first.Fix));
+    }
+
+    [TestMethod]
+    public void A_package_cache_on_another_volume_is_a_warning_with_the_NUGET_PACKAGES_line_on_the_repositorys_volume()
+    {
+        LoopFileSystem xfs = RequireLinux("xfs");
+        string repository = xfs.NewFolder("repo");
+        string cache = LoopFileSystems.Ext4.NewFolder("packages");
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.PackageCache, cache));
+
+        Assert.IsTrue(check.RepositoryClones, "the package cache does not stop the repository's own copies from cloning");
+        Finding warning = check.Findings.Single(f => f.Severity == Severity.Warning);
+        StringAssert.Contains(warning.Message, cache);
+        CollectionAssert.AreEqual(new[] { $"export NUGET_PACKAGES={xfs.MountPoint}/.nuget/packages   # and in your shell profile", "dotnet restore" }, warning.Fix.ToArray());
+        Assert.AreEqual(false, DoctorCheck.Clones(check.Folders[1], check.Folders[0]), "package files reach the repository as copies");
+    }
+
+    [TestMethod]
+    public void An_output_folder_on_another_volume_means_the_repository_does_not_clone_what_it_builds()
+    {
+        LoopFileSystem xfs = RequireLinux("xfs");
+        string repository = xfs.NewFolder("repo");
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(LoopFileSystems.Btrfs.NewFolder("out"), "bin")));
+
+        Assert.IsFalse(check.RepositoryClones);
+        StringAssert.Contains(check.Findings[0].Message, "not on the repository's volume");
+        StringAssert.Contains(string.Join("\n", check.Findings[0].Fix), "ArtifactsPath");
+    }
+
+    [TestMethod]
+    public void The_json_names_every_folder_its_volume_and_whether_each_pair_clones()
+    {
+        LoopFileSystem xfs = RequireLinux("xfs");
+        string repository = xfs.NewFolder("repo \"quoted\"");
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.TempFolder, LoopFileSystems.Ext4.NewFolder("tmp")));
+        string json = DoctorReport.Json(check);
+
+        using var document = System.Text.Json.JsonDocument.Parse(json);
+        Assert.IsTrue(document.RootElement.GetProperty("repositoryClones").GetBoolean());
+        var folders = document.RootElement.GetProperty("folders").EnumerateArray().ToList();
+        Assert.AreEqual(repository, folders[0].GetProperty("path").GetString());
+        Assert.AreEqual("xfs", folders[0].GetProperty("fileSystem").GetString());
+        Assert.AreEqual("ext4", folders[1].GetProperty("fileSystem").GetString());
+        Assert.IsFalse(document.RootElement.GetProperty("pairs").EnumerateArray().First().GetProperty("clones").GetBoolean());
+    }
+
+    [TestMethod]
+    public void An_untrusted_Dev_Drive_clones_and_the_finding_is_the_fsutil_command_that_trusts_it()
+    {
+        var windows = new AnsweringWindows
+        {
+            Volumes =
+            {
+                [@"D:\"] = ("ReFS", ReFSFlags, WindowsAnswer<uint>.Ok(WindowsVolumes.PersistentVolumeStateDevVolume)),
+                [@"C:\"] = ("NTFS", 0x3u, WindowsAnswer<uint>.Ok(0)),
+            },
+        };
+
+        DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"D:\src\app"), new CheckedFolder(FolderRole.PackageCache, @"C:\Users\me\.nuget\packages"));
+
+        Assert.IsTrue(check.RepositoryClones);
+        Assert.AreEqual(true, check.Folders[0].Volume.DevDrive);
+        Finding trust = check.Findings.Single(f => f.Message.Contains("not trusted"));
+        CollectionAssert.AreEqual(new[] { "fsutil devdrv trust D:", "fsutil devdrv query D:" }, trust.Fix.ToArray());
+        Finding cache = check.Findings.Single(f => f.Message.Contains("package cache"));
+        CollectionAssert.AreEqual(new[] { @"setx NUGET_PACKAGES D:\packages", "(open a new terminal, then) dotnet restore" }, cache.Fix.ToArray());
+        Assert.AreEqual(0, windows.PersistentStateQueries[@"C:\"], "NTFS is never a Dev Drive: no query");
+    }
+
+    [TestMethod]
+    public void A_repository_on_NTFS_is_an_error_whose_fix_formats_a_Dev_Drive()
+    {
+        var windows = new AnsweringWindows { Volumes = { [@"C:\"] = ("NTFS", 0x3u, WindowsAnswer<uint>.Ok(0)) } };
+
+        DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"C:\src\app"));
+
+        Assert.IsFalse(check.RepositoryClones);
+        StringAssert.Contains(check.Findings[0].Message, "no FILE_SUPPORTS_BLOCK_REFCOUNTING");
+        StringAssert.StartsWith(check.Findings[0].Fix[0], "Format-Volume -DriveLetter D -DevDrive");
+    }
+
+    [TestMethod]
+    public void A_trusted_Dev_Drive_on_Windows_11_24H2_says_the_stock_task_clones_there_too()
+    {
+        var windows = new AnsweringWindows
+        {
+            OSBuild = WindowsVolumes.FirstBuildWhoseCopyFileClones,
+            Volumes = { [@"D:\"] = ("ReFS", ReFSFlags, WindowsAnswer<uint>.Ok(WindowsVolumes.PersistentVolumeStateDevVolume | WindowsVolumes.PersistentVolumeStateTrustedVolume)) },
+        };
+
+        DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"D:\src\app"));
+
+        Assert.AreEqual(true, check.Folders[0].Volume.TrustedDevDrive);
+        Assert.IsTrue(check.Findings.Any(f => f.Message.Contains("trusted Dev Drive")));
+        Assert.IsTrue(check.Findings.Any(f => f.Message.Contains("24H2")));
+        Assert.IsFalse(check.Findings.Any(f => f.Severity != Severity.Info));
+    }
+
+    [TestMethod]
+    public void On_macOS_an_HFS_volume_is_refused_by_the_probe_clone_and_the_fix_adds_an_APFS_volume()
+    {
+        var mac = new AnsweringMac(new Dictionary<string, (string, int)> { ["/Volumes/Old"] = ("hfs", MacVolumes.ENOTSUP) });
+
+        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, "/Volumes/Old/src/app")], new VolumeCatalog(new MacVolumes(mac), TimeSpan.Zero), AdviceOS.MacOS);
+
+        Assert.AreEqual(false, check.Folders[0].Volume.CanClone);
+        StringAssert.Contains(check.Findings[0].Message, "ENOTSUP");
+        StringAssert.StartsWith(check.Findings[0].Fix[0], "diskutil apfs addVolume");
+    }
+
+    [TestMethod]
+    public void On_macOS_a_read_only_APFS_folder_is_known_to_clone_without_a_probe()
+    {
+        var mac = new AnsweringMac(new Dictionary<string, (string, int)> { ["/System/Volumes/Data"] = ("apfs", -1) });
+
+        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, "/System/Volumes/Data/src")], new VolumeCatalog(new MacVolumes(mac), TimeSpan.Zero), AdviceOS.MacOS);
+
+        Assert.AreEqual(true, check.Folders[0].Volume.CanClone, check.Folders[0].Volume.CloneEvidence);
+        StringAssert.Contains(check.Folders[0].Volume.CloneEvidence, "cannot be written to");
+    }
+
+    private static DoctorCheck LinuxCheck(params CheckedFolder[] folders)
+        => DoctorCheck.Run(folders, new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero), AdviceOS.Linux);
+
+    private static DoctorCheck WindowsCheck(AnsweringWindows windows, params CheckedFolder[] folders)
+        => DoctorCheck.Run(folders, new VolumeCatalog(new WindowsVolumes(windows), TimeSpan.Zero), AdviceOS.Windows);
+
+    private static string Text(DoctorCheck check) => string.Join("\n", DoctorReport.Lines(check));
+
+    private static LoopFileSystem RequireLinux(string kind)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            Assert.Inconclusive("SKIPPED: the Linux volume inspector runs on Linux only");
+        }
+
+        return LoopFileSystems.Require(kind);
+    }
+
+    /// <summary>Windows' documented answers for a few drives, keyed by volume root (the drive of a path).</summary>
+    private sealed class AnsweringWindows : IWindowsVolumeSystem
+    {
+        public Dictionary<string, (string FileSystem, uint Flags, WindowsAnswer<uint> State)> Volumes { get; } = new();
+
+        public Dictionary<string, int> PersistentStateQueries { get; } = new();
+
+        public int OSBuild { get; init; } = 22631;
+
+        public WindowsAnswer<string> VolumeRoot(string path) => WindowsAnswer<string>.Ok(path.Substring(0, 3));
+
+        public WindowsAnswer<WindowsVolumeInformation> VolumeInformation(string root)
+            => Volumes.TryGetValue(root, out var volume) ? WindowsAnswer<WindowsVolumeInformation>.Ok(new(volume.FileSystem, volume.Flags)) : WindowsAnswer<WindowsVolumeInformation>.Failed(21);
+
+        public WindowsAnswer<uint> PersistentVolumeState(string root)
+        {
+            PersistentStateQueries[root] = PersistentStateQueries.GetValueOrDefault(root) + 1;
+            return Volumes[root].State;
+        }
+
+        public AnsweringWindows()
+        {
+            foreach (string root in new[] { @"C:\", @"D:\" })
+            {
+                PersistentStateQueries[root] = 0;
+            }
+        }
+    }
+
+    /// <summary>macOS's answers: statfs by mount point (the longest that holds the path) and the probe clone's errno there.</summary>
+    private sealed class AnsweringMac(Dictionary<string, (string Type, int ProbeErrno)> mounts) : IMacVolumeSystem
+    {
+        public MacAnswer<MacFileSystemStatus> StatFs(string path)
+        {
+            string mount = mounts.Keys.Where(m => path.StartsWith(m, StringComparison.Ordinal)).OrderByDescending(m => m.Length).First();
+            return MacAnswer<MacFileSystemStatus>.Ok(new MacFileSystemStatus(mounts[mount].Type, mount, 1000, 500, 4096));
+        }
+
+        public int ProbeClone(string folder) => mounts[StatFs(folder).Value.MountedOn].ProbeErrno;
+    }
+}

@@ -1,0 +1,54 @@
+using System.IO;
+using System.Linq;
+using System.Text.Json;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Doctor;
+
+/// <summary>
+/// `dotnet msbuild -t:CopyOnWriteDoctor` in a repository that imports the packed SDK: the folders as MSBuild and
+/// NuGet resolved them, checked on real volumes (the repository on an XFS or ext4 loop volume, the test run's package
+/// cache on the machine's own volume).
+/// </summary>
+[TestClass]
+public sealed class DoctorTargetTests
+{
+    [TestMethod]
+    public void The_target_checks_the_projects_own_folders_and_names_the_package_cache_on_another_volume()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        ConsumerRepository repository = ConsumerRepository.Create(xfs.NewFolder("doctor"), PackageRoute.SdkElement);
+        string json = Path.Combine(repository.Root, "doctor.json");
+
+        ProcessResult doctor = repository.Dotnet(null, "msbuild", "Lib.csproj", "-restore", "-t:CopyOnWriteDoctor", $"-p:CopyOnWriteDoctorJson={json}", "-nologo", "-nr:false");
+
+        Assert.AreEqual(0, doctor.ExitCode, doctor.Output);
+        StringAssert.Contains(doctor.Output, "CopyOnWrite doctor: can this machine clone what this repository builds?");
+        using JsonDocument check = JsonDocument.Parse(File.ReadAllText(json));
+        var folders = check.RootElement.GetProperty("folders").EnumerateArray().ToDictionary(f => f.GetProperty("role").GetString()!, f => f);
+        Assert.AreEqual(repository.Root, folders["repository"].GetProperty("path").GetString(), "Directory.Build.props' folder");
+        Assert.AreEqual(xfs.MountPoint, folders["repository"].GetProperty("volume").GetString());
+        Assert.IsTrue(folders["repository"].GetProperty("canClone").GetBoolean());
+        StringAssert.StartsWith(folders["buildOutput"].GetProperty("path").GetString(), Path.Combine(repository.Root, "bin"));
+        StringAssert.StartsWith(folders["intermediateOutput"].GetProperty("path").GetString(), Path.Combine(repository.Root, "obj"));
+        Assert.AreEqual(Path.GetFullPath(repository.PackageCache).TrimEnd('/'), folders["packageCache"].GetProperty("path").GetString()!.TrimEnd('/'), "NuGet's package root, from NUGET_PACKAGES");
+        Assert.IsTrue(folders.ContainsKey("dotnetInstallation") && folders.ContainsKey("tempFolder"), string.Join(", ", folders.Keys));
+        Assert.IsTrue(check.RootElement.GetProperty("repositoryClones").GetBoolean());
+        string[] warnings = check.RootElement.GetProperty("findings").EnumerateArray().Where(f => f.GetProperty("severity").GetString() == "warning").Select(f => f.GetProperty("message").GetString()!).ToArray();
+        Assert.IsTrue(warnings.Any(w => w.Contains("NuGet package cache") && w.Contains(repository.PackageCache.TrimEnd('/'))), string.Join("\n", warnings));
+    }
+
+    [TestMethod]
+    public void With_CopyOnWriteDoctorRequireClone_a_repository_on_ext4_fails_with_COW005_and_the_reason()
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Ext4.NewFolder("doctor"), PackageRoute.PackageReference);
+
+        ProcessResult doctor = repository.Dotnet(null, "msbuild", "Lib.csproj", "-restore", "-t:CopyOnWriteDoctor", "-p:CopyOnWriteDoctorRequireClone=true", "-nologo", "-nr:false");
+
+        Assert.AreNotEqual(0, doctor.ExitCode, doctor.Output);
+        StringAssert.Contains(doctor.Output, "error COW005: CopyOnWrite: this repository cannot clone what it builds");
+        StringAssert.Contains(doctor.Output, "(ext4), which cannot clone");
+        StringAssert.Contains(doctor.Output, "sudo mkfs.xfs -m reflink=1");
+    }
+}
