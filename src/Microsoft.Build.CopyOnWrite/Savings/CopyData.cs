@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Globalization;
 using System.Text;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Savings;
 
@@ -14,7 +15,8 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// <remarks>
 /// Format (version 1): <c>CopyOnWrite data: v=1 cloned=FILES,BYTES copied=FILES,BYTES linked=FILES
 /// uptodate=FILES,BYTES reason=NAME,DETAIL,FILES,BYTES ...
-/// crossvolume=SOURCEROOT,DESTINATIONROOT,SOURCEVOLUME,DESTINATIONVOLUME,FILES,BYTES,SOURCEFILESYSTEM,DESTINATIONFILESYSTEM,ORIGIN ...</c>.
+/// crossvolume=SOURCEROOT,DESTINATIONROOT,SOURCEVOLUME,DESTINATIONVOLUME,FILES,BYTES,SOURCEFILESYSTEM,DESTINATIONFILESYSTEM,ORIGIN ...
+/// clonedon=VOLUME,FILESYSTEM</c> (clonedon: the volume the files were cloned on, when any were; added later in version 1).
 /// A reason's DETAIL means, per NAME: FileSystemCannotClone, the destination's file system (also the source's: a
 /// clone is refused that way only within one volume); FileSystemRefused, the system's error; PlatformCannotClone,
 /// the processor; empty otherwise (DifferentVolumes: its crossvolume entries name both sides). A crossvolume entry
@@ -38,6 +40,11 @@ internal sealed class CopyData
     public List<ReasonEntry> Reasons { get; } = new();
     public List<CrossVolumeEntry> CrossVolume { get; } = new();
 
+    /// <summary>The mount point or drive the cloned files were cloned on, empty when none were (or an older task wrote the line).</summary>
+    public string ClonedOnVolume { get; set; } = string.Empty;
+
+    public string ClonedOnFileSystem { get; set; } = string.Empty;
+
     public sealed record ReasonEntry(string Reason, string Detail, int Files, long Bytes);
 
     public sealed record CrossVolumeEntry(
@@ -51,7 +58,7 @@ internal sealed class CopyData
         string DestinationFileSystem,
         SourceOrigin Origin);
 
-    public static CopyData From(CopySummary summary, IEnumerable<CrossVolumeEntry> crossVolume)
+    public static CopyData From(CopySummary summary, IEnumerable<CrossVolumeEntry> crossVolume, VolumeLocation? clonedOn = null)
     {
         var data = new CopyData
         {
@@ -85,6 +92,11 @@ internal sealed class CopyData
         }
 
         data.CrossVolume.AddRange(crossVolume);
+        if (clonedOn is not null)
+        {
+            (data.ClonedOnVolume, data.ClonedOnFileSystem) = (clonedOn.Root, clonedOn.FileSystem);
+        }
+
         return data;
     }
 
@@ -108,6 +120,11 @@ internal sealed class CopyData
                 .Append(Escape(entry.SourceVolume)).Append(',').Append(Escape(entry.DestinationVolume)).Append(',')
                 .Append(entry.Files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(entry.Bytes.ToString(CultureInfo.InvariantCulture)).Append(',')
                 .Append(Escape(entry.SourceFileSystem)).Append(',').Append(Escape(entry.DestinationFileSystem)).Append(',').Append(entry.Origin.ToString());
+        }
+
+        if (ClonedOnVolume.Length > 0)
+        {
+            text.Append(" clonedon=").Append(Escape(ClonedOnVolume)).Append(',').Append(Escape(ClonedOnFileSystem));
         }
 
         return text.ToString();
@@ -166,6 +183,9 @@ internal sealed class CopyData
                             values.Length > 6 ? Unescape(values[6]) : string.Empty,
                             values.Length > 7 ? Unescape(values[7]) : string.Empty,
                             values.Length > 8 && Enum.TryParse(values[8], out SourceOrigin origin) ? origin : SourceOrigin.Movable));
+                        break;
+                    case "clonedon" when values.Length >= 2:
+                        (data.ClonedOnVolume, data.ClonedOnFileSystem) = (Unescape(values[0]), Unescape(values[1]));
                         break;
                 }
             }

@@ -63,7 +63,8 @@ internal static class SavingsReport
             // and building it is the only use of CopyData's code (about 30 methods the JIT compiles where the task is IL).
             if (log.LogsMessagesOfImportance(MessageImportance.Low))
             {
-                log.LogMessage(MessageImportance.Low, "{0}", CopyData.From(summary, crossVolume).Format());
+                VolumeLocation? clonedOn = summary.FirstClonedDestination is string cloned ? VolumeCatalog.Shared.Locate(cloned) : null;
+                log.LogMessage(MessageImportance.Low, "{0}", CopyData.From(summary, crossVolume, clonedOn).Format());
             }
 
             if (settings.Mode == CopyOnWriteMode.Required)
@@ -101,10 +102,14 @@ internal static class SavingsReport
         return ok;
     }
 
+    /// <summary>Where to look next, said after advice to move a folder: the doctor shows every folder's volume.</summary>
+    public const string DoctorHint = " `dotnet msbuild -t:CopyOnWriteDoctor` shows which volume each folder of the build is on and what to type.";
+
     /// <summary>
     /// E.g. "CopyOnWrite: 312 files (1.2 GiB) were copied, not cloned, because they come from /root/.nuget/packages
     /// on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them."
-    /// Sources a user cannot move (<see cref="CopySources.IsAccepted"/>) are named as such, with no advice to move them.
+    /// Sources a user cannot move (<see cref="CopySources.IsAccepted"/>) are named as such, with no advice to move them;
+    /// the others end with <see cref="DoctorHint"/>.
     /// </summary>
     public static string DescribeCrossVolume(int files, long bytes, string sourceRoot, string destinationRoot, SourceOrigin origin)
     {
@@ -113,9 +118,9 @@ internal static class SavingsReport
         string copied = $"CopyOnWrite: {(one ? "1 file" : files + " files")} ({FileSizeText.Format(bytes)}) {(one ? "was" : "were")} copied, not cloned, because {(one ? "it comes" : "they come")} from {sourceRoot}";
         return origin switch
         {
-            SourceOrigin.PackageCache => $"{copied} on another volume than {destinationRoot}; put the package cache on the same volume (NUGET_PACKAGES) to clone {them}.",
+            SourceOrigin.PackageCache => $"{copied} on another volume than {destinationRoot}; put the package cache on the same volume (NUGET_PACKAGES) to clone {them}." + DoctorHint,
             SourceOrigin.Movable => $"{copied} on another volume than {destinationRoot}; put {sourceRoot} on the same volume as {destinationRoot} to clone {them}, "
-                + $"or list it in CopyOnWriteAcceptCopiesFrom if it cannot move.",
+                + $"or list it in CopyOnWriteAcceptCopiesFrom if it cannot move." + DoctorHint,
             _ => $"{copied} ({CopySources.Describe(origin)}) on another volume than {destinationRoot}; that is expected, and CopyOnWriteMode=Required accepts {them}.",
         };
     }

@@ -35,6 +35,9 @@ internal sealed class CopySummary
     public int UpToDateFiles { get; private set; }
     public long UpToDateBytes { get; private set; }
 
+    /// <summary>Where the first cloned file went (its volume is where this invocation cloned), or null.</summary>
+    public string? FirstClonedDestination { get; private set; }
+
     /// <summary>True when a file was written or linked: only then is the summary worth a normal-importance line.</summary>
     public bool DidWork => ClonedFiles + CopiedFiles + LinkedFiles > 0;
 
@@ -80,6 +83,16 @@ internal sealed class CopySummary
         AddCloneResult(result);
         if (result.Method == CloneMethod.Cloned)
         {
+            // One path kept, not one per file: a clone never leaves its volume, and one Copy writes to one output
+            // folder as a rule (where it writes to several volumes, the first one is named for all).
+            if (FirstClonedDestination is null)
+            {
+                lock (_lock)
+                {
+                    FirstClonedDestination ??= destinationPath;
+                }
+            }
+
             return;
         }
 

@@ -42,8 +42,33 @@ public sealed class CrossVolumeDiagnosisTests
         var diagnoses = SavingsProjects.LinesContaining(output, "CopyOnWrite: 1 file");
         Assert.AreEqual(1, diagnoses.Count, output);
         StringAssert.StartsWith(diagnoses[0], $"CopyOnWrite: 1 file (293 KiB) was copied, not cloned, because it comes from {content} on another volume than ");
-        StringAssert.EndsWith(diagnoses[0], "to clone it, or list it in CopyOnWriteAcceptCopiesFrom if it cannot move.");
+        StringAssert.EndsWith(diagnoses[0], "to clone it, or list it in CopyOnWriteAcceptCopiesFrom if it cannot move." + Microsoft.Build.CopyOnWrite.Savings.SavingsReport.DoctorHint);
         Assert.IsTrue(SavingsProjects.LinesContaining(output, "copied 1 file (293 KiB) because source and destination are on different volumes").Count >= 1, output);
+    }
+
+    [TestMethod]
+    public void The_build_summary_says_per_source_and_destination_volume_what_was_cloned_and_what_was_copied_and_points_to_the_doctor()
+    {
+        // Projects on XFS (cloned there), Lib's two content files on ext4 (copied into Lib's and App's outputs).
+        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        LoopFileSystem ext4 = LoopFileSystems.Ext4;
+        string content = ext4.NewFolder("content-pairs");
+        var projects = SavingsProjects.Create(xfs.NewFolder("crossvolume-pairs"), contentFolder: content);
+        string json = System.IO.Path.Combine(projects.Root, "summary.json");
+
+        string output = projects.Build("-v:m", "-m:1", $"-logger:{projects.SummaryLoggerArgument()};SummaryFile={json}");
+
+        string[] lines = output.Split('\n').Select(line => line.TrimEnd('\r')).ToArray();
+        int heading = System.Array.IndexOf(lines, "CopyOnWrite by volume, source -> destination:");
+        Assert.IsTrue(heading >= 0, output);
+        string[] pairLines = lines.Skip(heading + 1).Take(2).ToArray(); // most bytes first: here the copies
+        Assert.AreEqual($"  {ext4.MountPoint} (ext4) -> {xfs.MountPoint} (xfs): copied 4 files (976.6 KiB), another volume", pairLines[0], output);
+        StringAssert.Matches(pairLines[1], new System.Text.RegularExpressions.Regex($@"^  {xfs.MountPoint} \(xfs\) -> {xfs.MountPoint} \(xfs\): cloned [0-9]+ files \("));
+        Assert.IsTrue(lines.Any(line => line.Contains("were copied, not cloned") && line.EndsWith(Microsoft.Build.CopyOnWrite.Savings.SavingsReport.DoctorHint, System.StringComparison.Ordinal)), output);
+        using var summary = System.Text.Json.JsonDocument.Parse(System.IO.File.ReadAllText(json));
+        var pairs = summary.RootElement.GetProperty("volumePairs").EnumerateArray().ToArray();
+        Assert.AreEqual(2, pairs.Length, output);
+        Assert.AreEqual(4, pairs.Single(p => p.GetProperty("from").GetString() == $"{ext4.MountPoint} (ext4)").GetProperty("copied").GetProperty("files").GetInt32());
     }
 
     [TestMethod]
