@@ -5,12 +5,15 @@
 #   1. dotnet pack of the tool, which packs the SDK of the same version into it; both land in artifacts/packages.
 #   2. dotnet tool install of the tool from that folder into artifacts/tools (a private package cache, so the
 #      packages just made are the ones used).
-#   3. A clean build of the sample where it is, with CopyOnWriteSummaryLogger and no console logger: what it
+#   3. dotnet-cow-measure doctor on the sample: which folders of its build are on which volume, which clone, what to
+#      type where they do not (the same check as `dotnet msbuild -t:CopyOnWriteDoctor`).
+#   4. A clean build of the sample where it is, with CopyOnWriteSummaryLogger and no console logger: what it
 #      prints is the summary logger's own output.
-#   4. A stock build of the sample (MSBuild's own Copy) with a binary log, and dotnet-cow-measure predict on it: the
+#   5. A stock build of the sample (MSBuild's own Copy) with a binary log, and dotnet-cow-measure predict on it: the
 #      forecast of what cloning could give, before anything is measured.
-#   5. dotnet-cow-measure on the sample, one clean build of each Copy task per volume after a warm-up build (as root,
+#   6. dotnet-cow-measure on the sample, one clean build of each Copy task per volume after a warm-up build (as root,
 #      xfsprogs installed first when missing): its table, and where its report and chart are (artifacts/measurement/).
+#   7. The closing lines (build/summarize-sample.py): what cloning saved here, in numbers, beside the forecast.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 artifacts="$repo/artifacts"
@@ -30,6 +33,10 @@ echo
 echo "== Installing the tool: dotnet tool install Microsoft.Build.CopyOnWrite.Measure --tool-path artifacts/tools"
 rm -rf "$artifacts/tools"
 dotnet tool install Microsoft.Build.CopyOnWrite.Measure --version "$version" --tool-path "$artifacts/tools" --add-source "$artifacts/packages"
+
+echo
+echo "== Can this machine clone what the sample builds? dotnet-cow-measure doctor samples/Snowball"
+"$artifacts/tools/dotnet-cow-measure" doctor "$repo/samples/Snowball"
 
 echo
 echo "== Building the sample on this checkout ($(df -T "$repo/samples" | awk 'NR==2 {print $2}')), clean, with the summary logger"
@@ -77,6 +84,10 @@ echo "== Measuring the sample: dotnet-cow-measure samples/Snowball/Snowball.sln 
 rm -rf "$artifacts/measurement"
 "$artifacts/tools/dotnet-cow-measure" "$snowball/Snowball.sln" --root "$repo/samples" "${volumes[@]}" \
   --runs 1 --no-incremental --loop-dir "$artifacts/measure-loops" --out "$artifacts/measurement"
+
+echo
+echo "== What cloning saved on this machine"
+python3 "$repo/build/summarize-sample.py" "$artifacts/measurement/measurement.json" "$artifacts/forecast.json"
 
 echo
 echo "== Done in $(( $(date +%s) - started )) s; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

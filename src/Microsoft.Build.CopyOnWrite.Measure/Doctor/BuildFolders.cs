@@ -8,7 +8,8 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
 /// The folders a build of a repository copies between, found without building it: the repository, its outputs
-/// (artifacts/, else bin/ and obj/ of its first project, as the .NET SDK lays them out by default), NuGet's package
+/// (OutDir and IntermediateOutputPath of its first project as MSBuild evaluates them; else artifacts/, else that
+/// project's bin/ and obj/), NuGet's package
 /// cache and fallback folders as NuGet itself resolves them there (NUGET_PACKAGES, NuGet.config, the default), the
 /// .NET installation the `dotnet` on PATH runs from, and the temp folder.
 /// </summary>
@@ -37,18 +38,50 @@ internal static class BuildFolders
 
     private static IEnumerable<CheckedFolder> Outputs(string repository)
     {
+        string? project = FirstProject(repository);
+        if (project is not null && OutputsAsMSBuildSaysThem(project) is (string output, string intermediate))
+        {
+            return [new CheckedFolder(FolderRole.BuildOutput, output), new CheckedFolder(FolderRole.IntermediateOutput, intermediate)];
+        }
+
         string artifacts = Path.Combine(repository, "artifacts");
         if (Directory.Exists(artifacts))
         {
-            yield return new CheckedFolder(FolderRole.BuildOutput, artifacts);
-            yield break;
+            return [new CheckedFolder(FolderRole.BuildOutput, artifacts)];
         }
 
-        string? project = FirstProject(repository);
         string projectFolder = project is null ? repository : Path.GetDirectoryName(project)!;
-        yield return new CheckedFolder(FolderRole.BuildOutput, Path.Combine(projectFolder, "bin"));
-        yield return new CheckedFolder(FolderRole.IntermediateOutput, Path.Combine(projectFolder, "obj"));
+        return [new CheckedFolder(FolderRole.BuildOutput, Path.Combine(projectFolder, "bin")), new CheckedFolder(FolderRole.IntermediateOutput, Path.Combine(projectFolder, "obj"))];
     }
+
+    /// <summary>OutDir and IntermediateOutputPath of the project as MSBuild evaluates them (no build: -getProperty), or null.</summary>
+    private static (string Output, string Intermediate)? OutputsAsMSBuildSaysThem(string project)
+    {
+        ShellResult result = Shell.Run("dotnet", ["msbuild", project, "-nologo", "-getProperty:OutDir", "-getProperty:IntermediateOutputPath"], timeout: TimeSpan.FromMinutes(2));
+        int json = result.Output.IndexOf('{');
+        if (!result.Succeeded || json < 0)
+        {
+            return null;
+        }
+
+        try
+        {
+            using var document = System.Text.Json.JsonDocument.Parse(result.Output[json..]);
+            System.Text.Json.JsonElement properties = document.RootElement.GetProperty("Properties");
+            string folder = Path.GetDirectoryName(project)!;
+            string? output = properties.GetProperty("OutDir").GetString();
+            string? intermediate = properties.GetProperty("IntermediateOutputPath").GetString();
+            return string.IsNullOrEmpty(output) || string.IsNullOrEmpty(intermediate) ? null : (InFolder(folder, output), InFolder(folder, intermediate));
+        }
+        catch (Exception e) when (e is System.Text.Json.JsonException or KeyNotFoundException or InvalidOperationException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>A path MSBuild gave relative to the project (with \ as it writes them on every OS) as a full path here.</summary>
+    private static string InFolder(string folder, string path)
+        => Path.GetFullPath(Path.Combine(folder, OperatingSystem.IsWindows() ? path : path.Replace('\\', '/'))).TrimEnd(Path.DirectorySeparatorChar);
 
     /// <summary>The first project file, breadth first, three folders deep at most (a repository's src/App/App.csproj).</summary>
     private static string? FirstProject(string repository)

@@ -30,7 +30,8 @@ public sealed class DoctorCommandTests
         JsonElement[] folders = check.RootElement.GetProperty("folders").EnumerateArray().ToArray();
         JsonElement cache = folders.Single(f => f.GetProperty("role").GetString() == "packageCache");
         Assert.AreEqual(xfs.MountPoint, cache.GetProperty("volume").GetString(), "NuGet.config's globalPackagesFolder, as NuGet resolves it");
-        Assert.IsTrue(folders.Single(f => f.GetProperty("role").GetString() == "buildOutput").GetProperty("path").GetString()!.EndsWith(Path.Combine("src", "App", "bin"), StringComparison.Ordinal));
+        StringAssert.StartsWith(folders.Single(f => f.GetProperty("role").GetString() == "buildOutput").GetProperty("path").GetString(), Path.Combine(repository, "src", "App", "bin", "Debug"), "OutDir as MSBuild evaluates it");
+        StringAssert.StartsWith(folders.Single(f => f.GetProperty("role").GetString() == "intermediateOutput").GetProperty("path").GetString(), Path.Combine(repository, "src", "App", "obj", "Debug"));
         Assert.IsFalse(check.RootElement.GetProperty("findings").EnumerateArray().Any(f => f.GetProperty("severity").GetString() != "info"), output);
     }
 
