@@ -16,7 +16,9 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// Format (version 1): <c>CopyOnWrite data: v=1 cloned=FILES,BYTES copied=FILES,BYTES linked=FILES
 /// uptodate=FILES,BYTES reason=NAME,DETAIL,FILES,BYTES ...
 /// crossvolume=SOURCEROOT,DESTINATIONROOT,SOURCEVOLUME,DESTINATIONVOLUME,FILES,BYTES,SOURCEFILESYSTEM,DESTINATIONFILESYSTEM,ORIGIN ...
-/// clonedon=VOLUME,FILESYSTEM</c> (clonedon: the volume the files were cloned on, when any were; added later in version 1).
+/// clonedon=VOLUME,FILESYSTEM copiedon=VOLUME,FILESYSTEM,FILES,BYTES ...</c> (added later in version 1: clonedon, the
+/// volume the files were cloned on, when any were; copiedon, per destination volume, the files copied within it for
+/// any reason but another volume).
 /// A reason's DETAIL means, per NAME: FileSystemCannotClone, the destination's file system (also the source's: a
 /// clone is refused that way only within one volume); FileSystemRefused, the system's error; PlatformCannotClone,
 /// the processor; empty otherwise (DifferentVolumes: its crossvolume entries name both sides). A crossvolume entry
@@ -45,6 +47,11 @@ internal sealed class CopyData
 
     public string ClonedOnFileSystem { get; set; } = string.Empty;
 
+    /// <summary>Files copied, not cloned, within one volume (every reason but another volume), per destination volume.</summary>
+    public List<CopiedOnEntry> CopiedOn { get; } = new();
+
+    public sealed record CopiedOnEntry(string Volume, string FileSystem, int Files, long Bytes);
+
     public sealed record ReasonEntry(string Reason, string Detail, int Files, long Bytes);
 
     public sealed record CrossVolumeEntry(
@@ -58,7 +65,7 @@ internal sealed class CopyData
         string DestinationFileSystem,
         SourceOrigin Origin);
 
-    public static CopyData From(CopySummary summary, IEnumerable<CrossVolumeEntry> crossVolume, VolumeLocation? clonedOn = null)
+    public static CopyData From(CopySummary summary, IEnumerable<CrossVolumeEntry> crossVolume, VolumeLocation? clonedOn = null, IEnumerable<CopiedOnEntry>? copiedOn = null)
     {
         var data = new CopyData
         {
@@ -97,6 +104,8 @@ internal sealed class CopyData
             (data.ClonedOnVolume, data.ClonedOnFileSystem) = (clonedOn.Root, clonedOn.FileSystem);
         }
 
+        data.CopiedOn.AddRange(copiedOn ?? []);
+
         return data;
     }
 
@@ -125,6 +134,12 @@ internal sealed class CopyData
         if (ClonedOnVolume.Length > 0)
         {
             text.Append(" clonedon=").Append(Escape(ClonedOnVolume)).Append(',').Append(Escape(ClonedOnFileSystem));
+        }
+
+        foreach (CopiedOnEntry entry in CopiedOn)
+        {
+            text.Append(" copiedon=").Append(Escape(entry.Volume)).Append(',').Append(Escape(entry.FileSystem)).Append(',')
+                .Append(entry.Files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(entry.Bytes.ToString(CultureInfo.InvariantCulture));
         }
 
         return text.ToString();
@@ -186,6 +201,9 @@ internal sealed class CopyData
                         break;
                     case "clonedon" when values.Length >= 2:
                         (data.ClonedOnVolume, data.ClonedOnFileSystem) = (Unescape(values[0]), Unescape(values[1]));
+                        break;
+                    case "copiedon" when values.Length >= 4:
+                        data.CopiedOn.Add(new CopiedOnEntry(Unescape(values[0]), Unescape(values[1]), Int(values[2]), Long(values[3])));
                         break;
                 }
             }

@@ -29,6 +29,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     private readonly Dictionary<(string Reason, string Detail), (int Files, long Bytes)> _reasons = new();
     private readonly List<CopyData.CrossVolumeEntry> _crossVolume = new();
     private readonly Dictionary<(string Volume, string FileSystem), (int Files, long Bytes)> _clonedOn = new();
+    private readonly Dictionary<(string Volume, string FileSystem), (int Files, long Bytes)> _copiedOn = new();
     private int _copyTasks;
     private int _clonedFiles;
     private long _clonedBytes;
@@ -112,6 +113,12 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             }
 
             _crossVolume.AddRange(data.CrossVolume);
+            foreach (CopyData.CopiedOnEntry copied in data.CopiedOn)
+            {
+                _copiedOn.TryGetValue((copied.Volume, copied.FileSystem), out (int Files, long Bytes) within);
+                _copiedOn[(copied.Volume, copied.FileSystem)] = (within.Files + copied.Files, within.Bytes + copied.Bytes);
+            }
+
             if (data.ClonedOnVolume.Length > 0)
             {
                 _clonedOn.TryGetValue((data.ClonedOnVolume, data.ClonedOnFileSystem), out (int Files, long Bytes) sofar);
@@ -197,8 +204,8 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
 
     /// <summary>
     /// Per source volume -> destination volume, what was cloned and copied there: "  /src (xfs) -> /src (xfs): cloned
-    /// 565 files (547.9 MiB)". Cloned files stay on their volume; files copied for another volume name both. Copies made
-    /// within a volume for other reasons are in the line above, not here (the task does not note their volume).
+    /// 565 files (547.9 MiB)". Cloned files and files copied within a volume (why: in the line above) stay on their
+    /// destination's volume; files copied for another volume name both.
     /// </summary>
     private IEnumerable<string> VolumePairLines()
     {
@@ -219,7 +226,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
 
             if (pair.CopiedFiles > 0)
             {
-                what.Add($"copied {Files(pair.CopiedFiles)} ({FileSizeText.Format(pair.CopiedBytes)}), another volume");
+                what.Add($"copied {Files(pair.CopiedFiles)} ({FileSizeText.Format(pair.CopiedBytes)}){(pair.From == pair.To ? string.Empty : ", another volume")}");
             }
 
             yield return $"  {pair.From} -> {pair.To}: {string.Join(", ", what)}";
@@ -230,10 +237,12 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     private List<VolumePair> VolumePairs()
     {
         var pairs = new List<VolumePair>();
-        foreach (KeyValuePair<(string Volume, string FileSystem), (int Files, long Bytes)> cloned in _clonedOn)
+        foreach ((string Volume, string FileSystem) key in _clonedOn.Keys.Union(_copiedOn.Keys))
         {
-            string volume = $"{cloned.Key.Volume} ({cloned.Key.FileSystem})";
-            pairs.Add(new VolumePair(volume, volume, cloned.Value.Files, cloned.Value.Bytes, 0, 0));
+            string volume = $"{key.Volume} ({key.FileSystem})";
+            _clonedOn.TryGetValue(key, out (int Files, long Bytes) cloned);
+            _copiedOn.TryGetValue(key, out (int Files, long Bytes) copied);
+            pairs.Add(new VolumePair(volume, volume, cloned.Files, cloned.Bytes, copied.Files, copied.Bytes));
         }
 
         foreach (var copied in _crossVolume.GroupBy(e => ($"{e.SourceVolume} ({e.SourceFileSystem})", $"{e.DestinationVolume} ({e.DestinationFileSystem})")))

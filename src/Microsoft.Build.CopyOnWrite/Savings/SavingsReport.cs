@@ -42,9 +42,18 @@ internal static class SavingsReport
         {
             IReadOnlyList<NotClonedFiles> notCloned = summary.NotCloned;
             var crossVolume = new List<CopyData.CrossVolumeEntry>();
+            var copiedOn = new List<CopyData.CopiedOnEntry>();
             foreach (NotClonedFiles files in notCloned)
             {
-                if (files.Reason == FallbackReason.DifferentVolumes)
+                if (files.Reason != FallbackReason.DifferentVolumes)
+                {
+                    if (log.LogsMessagesOfImportance(MessageImportance.Low))
+                    {
+                        VolumeLocation volume = VolumeCatalog.Shared.Locate(files.DestinationRoot);
+                        copiedOn.Add(new CopyData.CopiedOnEntry(volume.Root, volume.FileSystem, files.Files, files.Bytes));
+                    }
+                }
+                else
                 {
                     crossVolume.Add(new CopyData.CrossVolumeEntry(
                         files.SourceRoot,
@@ -64,7 +73,7 @@ internal static class SavingsReport
             if (log.LogsMessagesOfImportance(MessageImportance.Low))
             {
                 VolumeLocation? clonedOn = summary.FirstClonedDestination is string cloned ? VolumeCatalog.Shared.Locate(cloned) : null;
-                log.LogMessage(MessageImportance.Low, "{0}", CopyData.From(summary, crossVolume, clonedOn).Format());
+                log.LogMessage(MessageImportance.Low, "{0}", CopyData.From(summary, crossVolume, clonedOn, copiedOn).Format());
             }
 
             if (settings.Mode == CopyOnWriteMode.Required)

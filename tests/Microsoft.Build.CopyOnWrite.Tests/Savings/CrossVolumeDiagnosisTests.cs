@@ -72,6 +72,21 @@ public sealed class CrossVolumeDiagnosisTests
     }
 
     [TestMethod]
+    public void On_a_volume_that_cannot_clone_the_build_summary_says_what_was_copied_within_it()
+    {
+        LoopFileSystem ext4 = LoopFileSystems.Ext4;
+        var projects = SavingsProjects.Create(ext4.NewFolder("within-ext4"));
+
+        string output = projects.Build("-v:m", "-m:1", $"-logger:{projects.SummaryLoggerArgument()}");
+
+        string[] lines = output.Split('\n').Select(line => line.TrimEnd('\r')).ToArray();
+        int heading = System.Array.IndexOf(lines, "CopyOnWrite by volume, source -> destination:");
+        Assert.IsTrue(heading >= 0, output);
+        StringAssert.Matches(lines[heading + 1], new System.Text.RegularExpressions.Regex($@"^  {ext4.MountPoint} \(ext4\) -> {ext4.MountPoint} \(ext4\): copied [0-9]+ files \([^)]+\)$"));
+        Assert.IsFalse(lines.Skip(heading + 2).Any(line => line.StartsWith("  /", System.StringComparison.Ordinal)), "one volume, one line:\n" + output);
+    }
+
+    [TestMethod]
     public void At_detailed_verbosity_each_file_copied_rather_than_cloned_gets_a_line_saying_why_and_a_cloned_file_none()
     {
         // Lib's two content files come from ext4 (copied); everything else stays on XFS (cloned).
