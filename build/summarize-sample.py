@@ -33,10 +33,12 @@ def main(measurement_path, forecast_path):
             continue
         cloned_somewhere = True
         line = f"Measured on {volume}: our Copy task cloned {int(files)} files ({mib(cloned)}) of a clean build"
-        if baseline is not None and median(baseline, "diskUsedBytes") and median(aggregate, "diskUsedBytes") is not None:
-            here, there = median(aggregate, "diskUsedBytes"), median(baseline, "diskUsedBytes")
-            line += (f"; the build took {mib(here)} of disk there against {mib(there)} on {measurement['baseline']}"
-                     f" ({(1 - here / there) * 100:.1f}% less)")
+        here = median(aggregate, "diskUsedBytes")
+        if here is not None:
+            line += f"; the build's {mib(median(aggregate, 'bytesWritten') or cloned)} of outputs took {mib(here)} of new disk space there"
+            there = median(baseline, "diskUsedBytes") if baseline is not None else None
+            line += (f" against {mib(there)} on {measurement['baseline']} ({(1 - here / there) * 100:.1f}% less)" if there
+                     else f" ({measurement['baseline']}'s disk use could not be measured in this run; see the report's notes)")
         copy_here, copy_there = median(aggregate, "copyMilliseconds"), median(baseline, "copyMilliseconds") if baseline else None
         if copy_here is not None and copy_there:
             line += f"; time in Copy {copy_here / 1000:.2f} s there against {copy_there / 1000:.2f} s on {measurement['baseline']}"
