@@ -59,6 +59,7 @@ internal static class Program
         var tests = new List<WindowsTest>();
         tests.AddRange(Scenarios.Tests(scratch));
         tests.AddRange(EngineTests.All(scratch));
+        tests.AddRange(VolumeTests.All(scratch));
         tests.AddRange(ConcurrentWriters.Tests(scratch));
         tests.AddRange(RealWindows.Tests(scratch));
         tests.AddRange(RealWindows.ParityElsewhere(Path.GetFileName(scratch)));
