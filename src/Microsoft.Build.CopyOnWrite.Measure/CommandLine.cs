@@ -114,6 +114,21 @@ internal sealed class CommandLine
     {
     }
 
+    /// <summary>The commands besides measuring, by name.</summary>
+    public static (string Name, Func<Command> Create)[] Subcommands => [("predict", Forecast.PredictCommand.Create), ("doctor", Doctor.DoctorCommand.Create)];
+
+    /// <summary>
+    /// The command to parse <paramref name="args"/> with. A subcommand gets a root of its own: under the measuring
+    /// root its usage line and help would show the root's PATH argument, which the subcommand does not take.
+    /// </summary>
+    public static RootCommand For(string[] args, Func<Options, System.Threading.CancellationToken, int> run)
+    {
+        RootCommand measuring = Create(run);
+        return args.Length > 0 && Subcommands.FirstOrDefault(s => s.Name == args[0]).Create is { } subcommand
+            ? new RootCommand(measuring.Description ?? string.Empty) { subcommand() }
+            : measuring;
+    }
+
     /// <summary>The command, which calls <paramref name="run"/> with the checked options.</summary>
     public static RootCommand Create(Func<Options, System.Threading.CancellationToken, int> run) => new CommandLine().Build(run);
 
@@ -126,8 +141,10 @@ internal sealed class CommandLine
             _target, _volume, _runs, _noIncremental, _touch, _configuration, _root,
             _out, _loopFolder, _loopSize, _packageDir, _keep,
         };
-        command.Subcommands.Add(Forecast.PredictCommand.Create());
-        command.Subcommands.Add(Doctor.DoctorCommand.Create());
+        foreach ((string _, Func<Command> create) in Subcommands)
+        {
+            command.Subcommands.Add(create());
+        }
 
         _target.Validators.Add(result =>
         {

@@ -16,7 +16,7 @@ internal static class Program
 
     public static int Main(string[] args)
     {
-        RootCommand command = CommandLine.Create(Run);
+        RootCommand command = CommandLine.For(args, Run);
         ParseResult parsed = command.Parse(args);
         if (parsed.Errors.Count > 0 && parsed.Action is not CommandLineAction { ClearsParseErrors: true })
         {

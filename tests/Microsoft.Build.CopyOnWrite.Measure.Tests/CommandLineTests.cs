@@ -51,4 +51,18 @@ public sealed class CommandLineTests
         Assert.AreEqual("Debug", bound.Configuration);
         Assert.AreEqual(folder, bound.Root);
     }
+
+    [TestMethod]
+    [DataRow("doctor", " doctor [<FOLDER>...] [options]")]
+    [DataRow("predict", " predict <BINLOG> [options]")]
+    public void A_subcommands_help_shows_its_own_usage_without_the_measuring_PATH(string subcommand, string usage)
+    {
+        var output = new System.IO.StringWriter();
+
+        int exitCode = CommandLine.For([subcommand, "--help"], (_, _) => 0).Parse([subcommand, "--help"]).Invoke(new InvocationConfiguration { Output = output });
+
+        Assert.AreEqual(0, exitCode);
+        StringAssert.Contains(output.ToString(), usage, "(the program name before it is the test host's here)");
+        Assert.IsFalse(output.ToString().Contains("<PATH>"), output.ToString());
+    }
 }
