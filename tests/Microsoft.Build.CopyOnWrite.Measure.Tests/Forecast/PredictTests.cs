@@ -94,6 +94,29 @@ public sealed class PredictTests
     }
 
     [TestMethod]
+    public void A_build_on_btrfs_copies_within_one_volume_that_the_volume_component_finds_clones_and_no_move_is_needed()
+    {
+        LoopFileSystem btrfs = LoopFileSystems.Btrfs;
+        string folder = btrfs.NewFolder("predict-btrfs");
+        WriteProject(folder, """<ItemGroup><None Include="@(DataFile)" CopyToOutputDirectory="PreserveNewest" /></ItemGroup>""", DataFiles.Select(d => d.Name));
+        foreach ((string name, int bytes) in DataFiles)
+        {
+            File.WriteAllBytes(Path.Combine(folder, name), RandomNumberGenerator.GetBytes(bytes));
+        }
+
+        CopyForecast forecast = PredictCommand.Forecast(Build(folder, "btrfs.binlog"));
+
+        VolumePair pair = forecast.Pairs.Single();
+        Assert.IsTrue(pair.SameVolume);
+        Assert.AreEqual(btrfs.MountPoint, pair.Source.MountPoint);
+        Assert.AreEqual("btrfs", pair.Source.FileSystem);
+        Assert.AreEqual(true, pair.Source.CanClone, pair.Source.Evidence);
+        StringAssert.Contains(pair.Source.Evidence, "probe clone (FICLONE)", "a probe in one of the build's folders, not the file system's name");
+        Assert.IsTrue(pair.ClonesHere);
+        Assert.IsNull(forecast.BestMove, "everything already clones here");
+    }
+
+    [TestMethod]
     public void The_ceiling_counts_overlapping_copies_once()
     {
         var start = new DateTime(2026, 1, 1, 0, 0, 0, DateTimeKind.Utc);
