@@ -7,7 +7,7 @@ namespace Microsoft.Build.CopyOnWrite.Doctor;
 /// <summary>What stands between the build and cloning, from the folders' volumes, each with the command that fixes it on that OS.</summary>
 internal static class DoctorAdvice
 {
-    public static IEnumerable<Finding> For(IReadOnlyList<FolderOnVolume> folders, AdviceOS os)
+    public static IEnumerable<Finding> For(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<VolumeFacts> clonesElsewhere, AdviceOS os)
     {
         FolderOnVolume? repository = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository);
         if (repository is null)
@@ -19,10 +19,13 @@ internal static class DoctorAdvice
         bool homeClones = home.CanClone == true;
         if (home.CanClone == false)
         {
+            string where = clonesElsewhere.Count == 0
+                ? "Put the repository on a volume that clones."
+                : $"This machine already has {(clonesElsewhere.Count == 1 ? "a volume" : "volumes")} that clone{(clonesElsewhere.Count == 1 ? "s" : string.Empty)}: {string.Join(", ", clonesElsewhere.Select(Name))}; put the repository and the package cache there.";
             yield return new Finding(
                 Severity.Error,
-                $"The repository {repository.Folder.Path} is on {Name(home)}, which cannot clone ({home.CloneEvidence}): every file the build copies is copied byte by byte. Put the repository on a volume that clones.",
-                NewCloneVolume(os));
+                $"The repository {repository.Folder.Path} is on {Name(home)}, which cannot clone ({home.CloneEvidence}): every file the build copies is copied byte by byte. {where}",
+                clonesElsewhere.Count == 0 ? NewCloneVolume(os) : MoveTo(clonesElsewhere[0], os));
         }
         else if (home.CanClone is null)
         {
@@ -111,6 +114,18 @@ internal static class DoctorAdvice
         {
             yield return new Finding(Severity.Info, "This Windows (11 24H2 or later) clones in MSBuild's own Copy task too; this package adds the same-file checks, the report and the clone on every other OS.", []);
         }
+    }
+
+    private static IReadOnlyList<string> MoveTo(VolumeFacts volume, AdviceOS os)
+    {
+        bool windows = os == AdviceOS.Windows;
+        string root = volume.Root.TrimEnd('/', '\\');
+        string separator = windows ? "\\" : "/";
+        return
+        [
+            $"git clone <repository> {root}{separator}src{separator}<name>",
+            windows ? $"setx NUGET_PACKAGES {root}\\packages" : $"export NUGET_PACKAGES={root}/.nuget/packages   # and in your shell profile",
+        ];
     }
 
     private static IReadOnlyList<string> NewCloneVolume(AdviceOS os) => os switch

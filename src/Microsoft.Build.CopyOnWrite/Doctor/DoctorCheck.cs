@@ -59,11 +59,15 @@ internal enum AdviceOS
 /// </summary>
 internal sealed class DoctorCheck
 {
-    private DoctorCheck(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<Finding> findings)
+    private DoctorCheck(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<VolumeFacts> clonesElsewhere, IReadOnlyList<Finding> findings)
     {
         Folders = folders;
+        ClonesElsewhere = clonesElsewhere;
         Findings = findings;
     }
+
+    /// <summary>Volumes of this machine that clone, other than the repository's, looked for when the repository's does not clone.</summary>
+    public IReadOnlyList<VolumeFacts> ClonesElsewhere { get; }
 
     public IReadOnlyList<FolderOnVolume> Folders { get; }
 
@@ -106,7 +110,39 @@ internal sealed class DoctorCheck
             found.Add(new FolderOnVolume(folder, exists, volume));
         }
 
-        return new DoctorCheck(found, DoctorAdvice.For(found, os).OrderBy(f => f.Severity).ToList());
+        IReadOnlyList<VolumeFacts> elsewhere = CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog);
+        return new DoctorCheck(found, elsewhere, DoctorAdvice.For(found, elsewhere, os).OrderBy(f => f.Severity).ToList());
+    }
+
+    /// <summary>
+    /// Where the repository's volume does not clone, the mounted volumes that do (a probe clone at their mount point,
+    /// where one can be written): the fix can then name a volume this machine already has instead of a new one.
+    /// </summary>
+    private static IReadOnlyList<VolumeFacts> CloneCapableVolumesBesides(FolderOnVolume? repository, VolumeCatalog catalog)
+    {
+        if (repository is null || repository.Volume.CanClone == true)
+        {
+            return [];
+        }
+
+        var volumes = new List<VolumeFacts>();
+        foreach (VolumeLocation candidate in catalog.VolumesThatMayClone().Where(v => v.Root != repository.Volume.Root))
+        {
+            try
+            {
+                VolumeFacts facts = catalog.Inspect(candidate.Root);
+                if (facts.CanClone == true)
+                {
+                    volumes.Add(facts);
+                }
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // A mount that went away, or cannot be looked at: not a candidate.
+            }
+        }
+
+        return volumes;
     }
 
     private static readonly StringComparer PathComparer = System.Runtime.InteropServices.RuntimeInformation.IsOSPlatform(System.Runtime.InteropServices.OSPlatform.Windows) ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal;

@@ -17,7 +17,7 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 /// never do) and the answer is "unknown" otherwise (XFS clones only when made with reflink).
 /// </summary>
 [SupportedOSPlatform("linux")]
-internal sealed class LinuxVolumes : IVolumeInspector
+internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
 {
     private const int EBADF = 9;
     private const int EXDEV = 18;
@@ -52,6 +52,12 @@ internal sealed class LinuxVolumes : IVolumeInspector
         // .NET's File.Copy (so MSBuild's own Copy task) tries FICLONE first on Linux: where we clone, it clones too.
         return new VolumeFacts(location.Root, location.FileSystem, canClone, evidence, canClone, null, null, null);
     }
+
+    public IReadOnlyList<VolumeLocation> MountedVolumes()
+        => Mounts().Where(m => ClonesSometimes.Contains(m.FileSystem)).OrderBy(m => m.Point, StringComparer.Ordinal).Select(m => new VolumeLocation(m.Point, m.FileSystem)).ToList();
+
+    // The file systems that can clone on Linux (XFS only when made with reflink, which a probe tells).
+    private static readonly HashSet<string> ClonesSometimes = new(StringComparer.Ordinal) { "xfs", "btrfs", "bcachefs", "ocfs2" };
 
     /// <summary>What the file system's kind alone says, when no probe could be made.</summary>
     internal static (bool? CanClone, string Evidence) FromKind(string fileSystem, string why) => fileSystem switch

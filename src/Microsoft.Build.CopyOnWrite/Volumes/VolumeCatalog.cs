@@ -95,6 +95,9 @@ internal sealed class VolumeCatalog
         return facts;
     }
 
+    /// <summary>The mounted volumes whose file system can clone, where the OS can list them (Linux); empty elsewhere.</summary>
+    public IReadOnlyList<VolumeLocation> VolumesThatMayClone() => _inspector is IListsVolumes lister ? lister.MountedVolumes() : [];
+
     /// <summary>Whether two paths are on one volume (by mount point or drive: what a clone needs).</summary>
     public bool SameVolume(string first, string second)
         => string.Equals(Locate(first).Root, Locate(second).Root, RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal);

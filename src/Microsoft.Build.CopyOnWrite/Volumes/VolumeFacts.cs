@@ -1,3 +1,5 @@
+using System.Collections.Generic;
+
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
 /// <summary>Where a path's volume is mounted and its file system, as cheaply as the OS tells it (no probe, no write).</summary>
@@ -43,4 +45,11 @@ internal interface IVolumeInspector
     /// cannot be written to falls back to what the file system's kind says, or to "unknown".
     /// </summary>
     VolumeFacts Inspect(string folder);
+}
+
+/// <summary>An inspector that can list the volumes mounted on this machine (Linux: the mount table).</summary>
+internal interface IListsVolumes
+{
+    /// <summary>The mounted volumes whose file system can clone on this OS (some only when made so: a probe tells), by mount point.</summary>
+    IReadOnlyList<VolumeLocation> MountedVolumes();
 }

@@ -52,16 +52,18 @@ public sealed class DoctorCommandTests
     }
 
     [TestMethod]
-    public void A_repository_on_ext4_fails_require_clone_with_exit_code_3_and_the_mkfs_to_type()
+    public void A_repository_on_ext4_fails_require_clone_with_exit_code_3_and_names_the_volume_that_clones_here()
     {
         LoopFileSystem ext4 = RequireLinux("ext4");
+        LoopFileSystem xfs = LoopFileSystems.Xfs; // mounted before the doctor looks
         string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
 
         (int exit, string output) = Doctor(repository, "--require-clone");
 
         Assert.AreEqual(DoctorCommand.CannotClone, exit, output);
         StringAssert.Contains(output, "error: The repository");
-        StringAssert.Contains(output, "sudo mkfs.xfs -m reflink=1");
+        StringAssert.Contains(output, $"{xfs.MountPoint} (xfs)");
+        StringAssert.Contains(output, "git clone <repository> ");
     }
 
     [TestMethod]

@@ -37,12 +37,13 @@ public sealed class DoctorCheckTests
     }
 
     [TestMethod]
-    public void A_repository_on_ext4_is_an_error_that_names_the_volume_and_the_mkfs_to_type()
+    public void A_repository_on_ext4_on_a_machine_with_no_volume_that_clones_is_an_error_that_names_the_volume_and_the_mkfs_to_type()
     {
         LoopFileSystem ext4 = RequireLinux("ext4");
         string repository = ext4.NewFolder("repo");
+        var catalog = new VolumeCatalog(new ListingNothing(VolumeCatalog.ForThisProcess(TimeSpan.Zero)), TimeSpan.Zero);
 
-        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin")));
+        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin"))], catalog, AdviceOS.Linux);
 
         Assert.IsFalse(check.RepositoryClones);
         Finding first = check.Findings[0];
@@ -50,6 +51,25 @@ public sealed class DoctorCheckTests
         StringAssert.Contains(first.Message, $"{ext4.MountPoint} (ext4), which cannot clone");
         StringAssert.Contains(first.Message, "EOPNOTSUPP", "the evidence is the probe clone's refusal, not a guess from the name");
         Assert.IsTrue(first.Fix.Any(c => c.StartsWith("sudo mkfs.xfs -m reflink=1", StringComparison.Ordinal)), string.Join("\n", first.Fix));
+    }
+
+    [TestMethod]
+    public void A_repository_on_ext4_on_a_machine_with_an_XFS_volume_is_told_to_move_there_not_to_make_one()
+    {
+        LoopFileSystem ext4 = RequireLinux("ext4");
+        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        string repository = ext4.NewFolder("repo");
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository));
+
+        Assert.IsTrue(check.ClonesElsewhere.Any(v => v.Root == xfs.MountPoint && v.CanClone == true), string.Join(", ", check.ClonesElsewhere.Select(v => v.Root)));
+        Finding first = check.Findings[0];
+        Assert.AreEqual(Severity.Error, first.Severity);
+        StringAssert.Contains(first.Message, "This machine already has");
+        StringAssert.Contains(first.Message, $"{xfs.MountPoint} (xfs)");
+        StringAssert.StartsWith(first.Fix[0], "git clone <repository> ");
+        Assert.IsFalse(first.Fix.Any(c => c.Contains("mkfs")), "no new volume needed: " + string.Join("\n", first.Fix));
+        Assert.AreEqual(0, Directory.GetFileSystemEntries(xfs.MountPoint).Count(e => Path.GetFileName(e).StartsWith(".cow-probe-", StringComparison.Ordinal)), "the probe at the mount point is gone");
     }
 
     [TestMethod]
@@ -190,6 +210,14 @@ public sealed class DoctorCheckTests
         }
 
         return LoopFileSystems.Require(kind);
+    }
+
+    /// <summary>This OS's inspector on a machine that lists no other volume (as one with none that clones).</summary>
+    private sealed class ListingNothing(IVolumeInspector inner) : IVolumeInspector
+    {
+        public VolumeLocation Locate(string path) => inner.Locate(path);
+
+        public VolumeFacts Inspect(string folder) => inner.Inspect(folder);
     }
 
     /// <summary>Windows' documented answers for a few drives, keyed by volume root (the drive of a path).</summary>
