@@ -46,12 +46,17 @@ internal static class DoctorAdvice
         foreach (FolderOnVolume cache in folders.Where(f => f.Folder.Role == FolderRole.PackageCache && !DoctorCheck.SameVolume(f, repository)))
         {
             string packages = os == AdviceOS.Windows ? home.Root.TrimEnd('\\') + @"\packages" : home.Root.TrimEnd('/') + "/.nuget/packages";
-            yield return new Finding(
-                homeClones ? Severity.Warning : Severity.Info,
-                $"The NuGet package cache {cache.Folder.Path} is on {Name(cache.Volume)}, the repository on {Name(home)}: every package assembly copied into an output is copied, not cloned. Put the package cache on the repository's volume{(homeClones ? string.Empty : " (once that volume clones)")}.",
-                os == AdviceOS.Windows
-                    ? [$"setx NUGET_PACKAGES {packages}", "(open a new terminal, then) dotnet restore"]
-                    : [$"export NUGET_PACKAGES={packages}   # and in your shell profile", "dotnet restore"]);
+            yield return homeClones
+                ? new Finding(
+                    Severity.Warning,
+                    $"The NuGet package cache {cache.Folder.Path} is on {Name(cache.Volume)}, the repository on {Name(home)}: every package assembly copied into an output is copied, not cloned. Put the package cache on the repository's volume.",
+                    os == AdviceOS.Windows
+                        ? [$"setx NUGET_PACKAGES {packages}", "(open a new terminal, then) dotnet restore"]
+                        : [$"export NUGET_PACKAGES={packages}   # and in your shell profile", "dotnet restore"])
+                : new Finding(
+                    Severity.Info,
+                    $"The NuGet package cache {cache.Folder.Path} is on {Name(cache.Volume)}, another volume than the repository's: once the repository is on a volume that clones, put the package cache there too (NUGET_PACKAGES).",
+                    []);
         }
 
         foreach (FolderOnVolume fallback in folders.Where(f => f.Folder.Role == FolderRole.PackageFallbackFolder && !DoctorCheck.SameVolume(f, repository)))
