@@ -27,6 +27,25 @@ public sealed class CopyDataTests
     }
 
     [TestMethod]
+    public void The_volumes_cloned_on_and_copied_within_round_trip_and_a_line_without_them_reads_as_none()
+    {
+        var data = new CopyData { ClonedFiles = 5, ClonedBytes = 500, ClonedOnVolume = "/mnt/build cache", ClonedOnFileSystem = "xfs" };
+        data.CopiedOn.Add(new CopyData.CopiedOnEntry("/", "ext4", 2, 20));
+        data.CopiedOn.Add(new CopyData.CopiedOnEntry(@"D:\", "NTFS", 1, 10));
+
+        CopyData? parsed = CopyData.TryParse(data.Format());
+        CopyData? older = CopyData.TryParse("CopyOnWrite data: v=1 cloned=5,500 copied=0,0 linked=0 uptodate=0,0");
+
+        Assert.IsNotNull(parsed);
+        Assert.AreEqual("/mnt/build cache", parsed.ClonedOnVolume);
+        Assert.AreEqual("xfs", parsed.ClonedOnFileSystem);
+        CollectionAssert.AreEqual(data.CopiedOn, parsed.CopiedOn);
+        Assert.IsNotNull(older);
+        Assert.AreEqual(string.Empty, older.ClonedOnVolume, "a line from a task before these fields names no volume");
+        Assert.AreEqual(0, older.CopiedOn.Count);
+    }
+
+    [TestMethod]
     public void A_cross_volume_entry_of_an_earlier_v1_line_without_file_systems_still_reads()
     {
         CopyData? parsed = CopyData.TryParse("CopyOnWrite data: v=1 cloned=0,0 copied=1,10 linked=0 uptodate=0,0 reason=DifferentVolumes,xfs,1,10 crossvolume=%2Fa,%2Fb,%2F,%2Fb,1,10");
