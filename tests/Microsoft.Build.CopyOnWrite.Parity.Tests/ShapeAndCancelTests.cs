@@ -51,19 +51,22 @@ public sealed class ShapeAndCancelTests
             ["Retries"] = 5,
             ["RetryDelayMilliseconds"] = 30_000,
         };
-        var watch = Stopwatch.StartNew();
+        bool retryWaitBegan = false;
+        Stopwatch? sinceCancel = null;
         TaskRunResult result = TaskDriver.Run(task, parameters, whileRunning: t =>
         {
-            // Cancel once the first retry wait has begun (its warning is logged just before the wait).
+            // Cancel once the first retry wait has begun: its warning is logged just before the wait.
             new Thread(() =>
             {
-                Thread.Sleep(300);
+                retryWaitBegan = TaskDriver.WaitForWarning(t, "MSB3026", TimeSpan.FromMinutes(2));
+                sinceCancel = Stopwatch.StartNew();
                 TaskDriver.Cancel(t);
             }) { IsBackground = true }.Start();
         });
-        watch.Stop();
+        TimeSpan? cancelToReturn = sinceCancel?.Elapsed;
+        Assert.IsTrue(retryWaitBegan, "no retry wait began (no MSB3026): " + string.Join(Environment.NewLine, result.Events));
         Assert.IsFalse(result.Success, "a cancelled copy that did not copy must fail");
-        Assert.IsTrue(watch.Elapsed < TimeSpan.FromSeconds(5), $"Execute took {watch.Elapsed} after Cancel during a 30 s retry wait");
+        Assert.IsTrue(cancelToReturn < TimeSpan.FromSeconds(5), $"Execute returned {cancelToReturn} after Cancel during a 30 s retry wait");
         Assert.IsTrue(result.Events.Any(e => e.Code == "MSB3026"), string.Join(Environment.NewLine, result.Events));
         Assert.IsFalse(result.Events.Any(e => e.Code == "MSB3027"), "no 'exceeded retry count' after a cancel: " + string.Join(Environment.NewLine, result.Events));
     }

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Threading;
@@ -37,8 +38,8 @@ internal sealed class WindowsScenario(string name)
         return this;
     }
 
-    /// <summary>Whether the task is cancelled while it runs, and after how long.</summary>
-    public TimeSpan? CancelAfter { get; private set; }
+    /// <summary>Whether the task is cancelled while it runs: once its first retry wait has begun (its MSB3026 is logged).</summary>
+    public bool CancelledInRetryWait { get; private set; }
 
     public WindowsScenario Arrange(Action<WindowsTree> arrange)
     {
@@ -78,9 +79,9 @@ internal sealed class WindowsScenario(string name)
         return this;
     }
 
-    public WindowsScenario Cancelled(TimeSpan after)
+    public WindowsScenario CancelledDuringTheFirstRetryWait()
     {
-        CancelAfter = after;
+        CancelledInRetryWait = true;
         return this;
     }
 
@@ -127,26 +128,32 @@ internal static class WindowsParityHarness
         scenario.ArrangeIn(tree);
         List<string> before = tree.Snapshot();
         System.Threading.Tasks.Task? helper = null;
+        using var returned = new CancellationTokenSource();
+        Stopwatch? sinceCancel = null;
         TaskRunResult result = TaskDriver.Run(task, scenario.ParametersFor(tree), whileRunning: t =>
         {
-            if (scenario.WhileRunning is not null || scenario.CancelAfter is not null)
+            if (scenario.WhileRunning is not null || scenario.CancelledInRetryWait)
             {
                 // A pool thread, not a Thread of its own: under Wine 8 a managed thread that exits can take the
                 // runtime down ("Attempt to execute managed code after the .NET runtime thread state has been destroyed").
                 helper = System.Threading.Tasks.Task.Run(() =>
                 {
                     scenario.WhileRunning?.Invoke(tree);
-                    if (scenario.CancelAfter is TimeSpan after)
+                    // On the condition, not a clock: a fixed delay could fall before the first attempt on a loaded machine.
+                    if (scenario.CancelledInRetryWait && TaskDriver.WaitForWarning(t, "MSB3026", TimeSpan.FromMinutes(2), returned.Token))
                     {
-                        Thread.Sleep(after);
+                        sinceCancel = Stopwatch.StartNew();
                         TaskDriver.Cancel(t);
                     }
                 });
             }
         });
+        TimeSpan? cancelToReturn = sinceCancel?.Elapsed;
+        returned.Cancel();
         helper?.Wait();
         tree.ReleaseHeld();
         Observation observation = Observation.From(result, tree.Normalize);
+        observation.CancelToReturnMilliseconds = cancelToReturn?.TotalMilliseconds;
         observation.Before = before;
         observation.Files = tree.Snapshot();
         if (scenario.ExtraFacts is not null)

@@ -35,6 +35,9 @@ public sealed class Observation
 
     public double ElapsedMilliseconds { get; set; }
 
+    /// <summary>From Cancel() to Execute's return, when the run was cancelled (never compared, like the elapsed time).</summary>
+    public double? CancelToReturnMilliseconds { get; set; }
+
     /// <summary>The run's outcome with every path in it passed through <paramref name="normalize"/>.</summary>
     public static Observation From(TaskRunResult run, Func<string?, string> normalize)
     {

@@ -86,6 +86,28 @@ public static class TaskDriver
     /// <summary>Calls ICancelableTask.Cancel on a task.</summary>
     public static void Cancel(object task) => ((ICancelableTask)task).Cancel();
 
+    /// <summary>
+    /// From <c>whileRunning</c>: waits until the running task has logged a warning with <paramref name="code"/> (a retry
+    /// logs MSB3026 just before its wait), polling its recording engine; false if none came within <paramref name="timeout"/>
+    /// or <paramref name="giveUp"/> was cancelled first (the task returned without it).
+    /// </summary>
+    public static bool WaitForWarning(object task, string code, TimeSpan timeout, System.Threading.CancellationToken giveUp = default)
+    {
+        var engine = (RecordingBuildEngine)((ITask)task).BuildEngine;
+        var clock = Stopwatch.StartNew();
+        while (!engine.WarningCodes.Contains(code))
+        {
+            if (clock.Elapsed > timeout || giveUp.IsCancellationRequested)
+            {
+                return false;
+            }
+
+            System.Threading.Thread.Sleep(5);
+        }
+
+        return true;
+    }
+
     private static object? ToTaskValue(object? value) => value switch
     {
         ParityItem[] items => items.Select(ToTaskItem).ToArray(),
