@@ -27,9 +27,12 @@ commit="$(git -C "$repo" rev-parse HEAD)"
 echo "stress check of $commit: $runs run(s) in $clone, logs and results in $out"
 
 burners=()
+run=""
 stop_burners() { [ ${#burners[@]} -eq 0 ] || kill "${burners[@]}" 2>/dev/null; burners=(); }
+# Interrupted: the run in progress (its own process group: test.sh, dotnet test, the test hosts) stops too.
+stop_run() { [ -z "$run" ] || kill -TERM -- "-$run" 2>/dev/null; exit 130; }
 trap stop_burners EXIT
-trap 'exit 130' INT TERM
+trap stop_run INT TERM
 for _ in $(seq "$(nproc)"); do
   nice -n 0 bash -c 'while :; do :; done' &
   burners+=($!)
@@ -43,7 +46,10 @@ for k in $(seq "$runs"); do
   log="$out/run-$k.log"
   echo "=== run $k of $runs ($(date +%T)), log: $log"
   started=$SECONDS
-  "$clone/build/test.sh" > "$log" 2>&1 || status=1
+  setsid "$clone/build/test.sh" > "$log" 2>&1 &
+  run=$!
+  wait "$run" || status=1
+  run=""
   echo "run $k took $(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s" >> "$log"
   # build/test.sh puts its results in a fresh mktemp folder; keep it beside the log.
   results="$(grep -o "${TMPDIR:-/tmp}/cow-test-results-[A-Za-z0-9]*" "$log" | head -n 1)"
@@ -56,8 +62,9 @@ echo
 echo "=== stress check of $commit, $runs run(s); logs and results in $out"
 for k in $(seq "$runs"); do
   log="$out/run-$k.log"
-  echo "run $k: $(grep '^tests: ' "$log" | tail -n 1 || echo 'no closing tests: line')  ($(tail -n 1 "$log" | sed 's/^run [0-9]* //'))"
+  closing="$(grep '^tests: ' "$log" | tail -n 1)"
+  echo "run $k: ${closing:-no closing 'tests:' line}  ($(tail -n 1 "$log" | sed 's/^run [0-9]* //'))"
   grep '^  FAILED  ' "$log" | sed 's/^  /    /' | cut -c 1-300
 done
-rm -rf "$clone"
+rm -rf --one-file-system "$clone"
 exit $status
