@@ -7,7 +7,7 @@
 # One clone (in a temp folder) serves all runs; uncommitted changes are not in it. Each run's full log and its
 # TRX results folder are kept under the output folder (printed first): run-K.log and run-K-results/. At the end
 # it prints, per run, the closing 'tests:' line, the wall time and the failed tests (the summary's FAILED lines).
-# Exits non-zero if any run had a failure. Under load a run takes about 15-25 minutes on 2 cores.
+# Exits non-zero if any run had a failure. On 2 busy cores a run takes about 25-30 minutes.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
