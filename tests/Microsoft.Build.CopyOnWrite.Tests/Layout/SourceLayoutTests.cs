@@ -17,20 +17,23 @@ public sealed class SourceLayoutTests
     private static readonly string Source = Path.Combine(RepositoryLayout.Root, "src", "Microsoft.Build.CopyOnWrite");
 
     [TestMethod]
-    public void Every_folder_of_the_task_assembly_has_a_README_that_says_what_it_holds_and_what_it_may_use()
+    [DataRow("Microsoft.Build.CopyOnWrite", 7)]
+    [DataRow("Microsoft.Build.CopyOnWrite.Measure", 4)]
+    public void Every_folder_of_a_project_has_a_README_that_says_what_it_holds_and_what_it_may_use(string project, int atLeast)
     {
-        string[] folders = Directory.GetDirectories(Source, "*", SearchOption.AllDirectories)
-            .Where(f => Directory.GetFiles(f, "*.cs").Length > 0 && !IsBuildOutput(f))
+        string root = Path.Combine(RepositoryLayout.Root, "src", project);
+        string[] folders = Directory.GetDirectories(root, "*", SearchOption.AllDirectories)
+            .Where(f => Directory.GetFiles(f, "*.cs").Length > 0 && !IsBuildOutput(root, f))
             .ToArray();
 
-        Assert.IsTrue(folders.Length >= 7, string.Join(", ", folders));
+        Assert.IsTrue(folders.Length >= atLeast, string.Join(", ", folders));
         foreach (string folder in folders)
         {
             string readme = Path.Combine(folder, "README.md");
-            Assert.IsTrue(File.Exists(readme), $"{Relative(folder)} has no README.md");
+            Assert.IsTrue(File.Exists(readme), $"{project}/{Relative(root, folder)} has no README.md");
             string text = File.ReadAllText(readme);
-            StringAssert.StartsWith(text, $"# {Relative(folder)}/: ", $"{Relative(readme)} starts with what the folder holds");
-            Assert.IsTrue(text.Contains("May use:") || text.Contains("Uses nothing"), $"{Relative(readme)} says what the folder may use (\"May use:\" or \"Uses nothing\")");
+            StringAssert.StartsWith(text, $"# {Relative(root, folder)}/: ", $"{Relative(root, readme)} starts with what the folder holds");
+            Assert.IsTrue(text.Contains("May use:") || text.Contains("Uses nothing"), $"{Relative(root, readme)} says what the folder may use (\"May use:\" or \"Uses nothing\")");
         }
     }
 
@@ -53,11 +56,9 @@ public sealed class SourceLayoutTests
         Assert.AreEqual(0, offences.Count, string.Join("\n", offences));
     }
 
-    private static bool IsBuildOutput(string folder)
-    {
-        string relative = Relative(folder);
-        return relative.Split('/')[0] is "bin" or "obj" or "work";
-    }
+    private static bool IsBuildOutput(string root, string folder) => Relative(root, folder).Split('/')[0] is "bin" or "obj" or "work";
 
-    private static string Relative(string path) => Path.GetRelativePath(Source, path).Replace('\\', '/');
+    private static string Relative(string path) => Relative(Source, path);
+
+    private static string Relative(string root, string path) => Path.GetRelativePath(root, path).Replace('\\', '/');
 }
