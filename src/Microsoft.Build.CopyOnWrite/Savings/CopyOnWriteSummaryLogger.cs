@@ -108,21 +108,18 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             _upToDateBytes += data.UpToDateBytes;
             foreach (CopyData.ReasonEntry reason in data.Reasons)
             {
-                _reasons.TryGetValue((reason.Reason, reason.Detail), out (int Files, long Bytes) sofar);
-                _reasons[(reason.Reason, reason.Detail)] = (sofar.Files + reason.Files, sofar.Bytes + reason.Bytes);
+                AddTo(_reasons, (reason.Reason, reason.Detail), reason.Files, reason.Bytes);
             }
 
             _crossVolume.AddRange(data.CrossVolume);
             foreach (CopyData.CopiedOnEntry copied in data.CopiedOn)
             {
-                _copiedOn.TryGetValue((copied.Volume, copied.FileSystem), out (int Files, long Bytes) within);
-                _copiedOn[(copied.Volume, copied.FileSystem)] = (within.Files + copied.Files, within.Bytes + copied.Bytes);
+                AddTo(_copiedOn, (copied.Volume, copied.FileSystem), copied.Files, copied.Bytes);
             }
 
             if (data.ClonedOnVolume.Length > 0)
             {
-                _clonedOn.TryGetValue((data.ClonedOnVolume, data.ClonedOnFileSystem), out (int Files, long Bytes) sofar);
-                _clonedOn[(data.ClonedOnVolume, data.ClonedOnFileSystem)] = (sofar.Files + data.ClonedFiles, sofar.Bytes + data.ClonedBytes);
+                AddTo(_clonedOn, (data.ClonedOnVolume, data.ClonedOnFileSystem), data.ClonedFiles, data.ClonedBytes);
             }
         }
     }
@@ -333,6 +330,13 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     }
 
     private static string Json(string value) => JsonText.Quote(value);
+
+    private static void AddTo<TKey>(Dictionary<TKey, (int Files, long Bytes)> totals, TKey key, int files, long bytes)
+        where TKey : notnull
+    {
+        totals.TryGetValue(key, out (int Files, long Bytes) sofar);
+        totals[key] = (sofar.Files + files, sofar.Bytes + bytes);
+    }
 
     private static string Files(int count) => count == 1 ? "1 file" : $"{count} files";
 

@@ -43,34 +43,35 @@ internal static class SavingsReport
             IReadOnlyList<NotClonedFiles> notCloned = summary.NotCloned;
             var crossVolume = new List<CopyData.CrossVolumeEntry>();
             var copiedOn = new List<CopyData.CopiedOnEntry>();
-            foreach (NotClonedFiles files in notCloned)
-            {
-                if (files.Reason != FallbackReason.DifferentVolumes)
-                {
-                    if (log.LogsMessagesOfImportance(MessageImportance.Low))
-                    {
-                        VolumeLocation volume = VolumeCatalog.Shared.Locate(files.DestinationRoot);
-                        copiedOn.Add(new CopyData.CopiedOnEntry(volume.Root, volume.FileSystem, files.Files, files.Bytes));
-                    }
-                }
-                else
-                {
-                    crossVolume.Add(new CopyData.CrossVolumeEntry(
-                        files.SourceRoot,
-                        files.DestinationRoot,
-                        VolumeCatalog.Shared.MountPointOf(files.SourceRoot),
-                        VolumeCatalog.Shared.MountPointOf(files.DestinationRoot),
-                        files.Files,
-                        files.Bytes,
-                        VolumeCatalog.Shared.FileSystemOf(files.SourceRoot),
-                        VolumeCatalog.Shared.FileSystemOf(files.DestinationRoot),
-                        files.Origin));
-                }
-            }
 
             // The data line is for the summary logger and binary logs; at the console's default verbosity nobody reads it,
             // and building it is the only use of CopyData's code (about 30 methods the JIT compiles where the task is IL).
-            if (log.LogsMessagesOfImportance(MessageImportance.Low))
+            bool writesDataLine = log.LogsMessagesOfImportance(MessageImportance.Low);
+            foreach (NotClonedFiles files in notCloned)
+            {
+                if (files.Reason == FallbackReason.DifferentVolumes)
+                {
+                    VolumeLocation source = VolumeCatalog.Shared.Locate(files.SourceRoot);
+                    VolumeLocation destination = VolumeCatalog.Shared.Locate(files.DestinationRoot);
+                    crossVolume.Add(new CopyData.CrossVolumeEntry(
+                        files.SourceRoot,
+                        files.DestinationRoot,
+                        source.Root,
+                        destination.Root,
+                        files.Files,
+                        files.Bytes,
+                        source.FileSystem,
+                        destination.FileSystem,
+                        files.Origin));
+                }
+                else if (writesDataLine)
+                {
+                    VolumeLocation volume = VolumeCatalog.Shared.Locate(files.DestinationRoot);
+                    copiedOn.Add(new CopyData.CopiedOnEntry(volume.Root, volume.FileSystem, files.Files, files.Bytes));
+                }
+            }
+
+            if (writesDataLine)
             {
                 VolumeLocation? clonedOn = summary.FirstClonedDestination is string cloned ? VolumeCatalog.Shared.Locate(cloned) : null;
                 log.LogMessage(MessageImportance.Low, "{0}", CopyData.From(summary, crossVolume, clonedOn, copiedOn).Format());

@@ -66,9 +66,6 @@ internal sealed class VolumeCatalog
     /// <summary>The mount point or drive of <paramref name="path"/>.</summary>
     public string MountPointOf(string path) => Locate(path).Root;
 
-    /// <summary>The file system holding <paramref name="path"/>, or "unknown".</summary>
-    public string FileSystemOf(string path) => Locate(path).FileSystem;
-
     /// <summary>What the volume of <paramref name="folder"/> is and whether it clones, from the cache while it is fresh.</summary>
     public VolumeFacts Inspect(string folder)
     {
