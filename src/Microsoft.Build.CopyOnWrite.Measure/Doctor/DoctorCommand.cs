@@ -47,7 +47,7 @@ internal static class DoctorCommand
             return Program.BadInput;
         }
 
-        DoctorCheck check = DoctorCheck.Run(BuildFolders.Of(repository, folders.Length > 1 ? folders[1..] : []), VolumeCatalog.Fresh(), AdviceOS());
+        DoctorCheck check = DoctorCheck.Run(BuildFolders.Of(repository, folders.Length > 1 ? folders[1..] : []), VolumeCatalog.Fresh(), AdviceOSes.ThisProcess);
         foreach (string line in DoctorReport.Lines(check))
         {
             output.WriteLine(line);
@@ -68,9 +68,4 @@ internal static class DoctorCommand
 
         return requireClone && !check.RepositoryClones ? CannotClone : 0;
     }
-
-    private static AdviceOS AdviceOS()
-        => OperatingSystem.IsWindows() ? Microsoft.Build.CopyOnWrite.Doctor.AdviceOS.Windows
-            : OperatingSystem.IsMacOS() ? Microsoft.Build.CopyOnWrite.Doctor.AdviceOS.MacOS
-            : Microsoft.Build.CopyOnWrite.Doctor.AdviceOS.Linux;
 }

@@ -58,9 +58,9 @@ internal sealed record CopyForecast(
     /// <summary>The pair that does not clone today and holds the most bytes: the one move that unlocks most.</summary>
     public VolumePair? BestMove => PairsByGain.FirstOrDefault(p => !p.ClonesHere && p.Bytes > 0);
 
-    public static CopyForecast From(BuildCopies build, VolumeCatalog catalog, bool probe = true)
+    public static CopyForecast From(BuildCopies build, VolumeCatalog catalog)
     {
-        var volumes = new FileVolumes(catalog, probe);
+        var volumes = new FileVolumes(catalog);
         var counted = new List<(FileCopy Copy, FileOnDisk Source, FileOnDisk Destination)>();
         int written = 0, linked = 0, notOnDisk = 0, notRegular = 0, empty = 0;
         foreach (CopyTaskRun run in build.CopyTasks)

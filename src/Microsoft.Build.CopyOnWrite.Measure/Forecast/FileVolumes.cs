@@ -28,8 +28,7 @@ internal sealed record BuildVolume(string Key, VolumeFacts Facts)
 /// Stats the files a build copied and names their volumes: st_dev through the task's own statx (Linux), and what
 /// the volume component (<see cref="VolumeCatalog"/>) says of each: mount point, file system, whether it clones.
 /// </summary>
-/// <param name="probe">Whether a volume may be asked whether it clones (a probe clone in one of the build's folders).</param>
-internal sealed class FileVolumes(VolumeCatalog catalog, bool probe)
+internal sealed class FileVolumes(VolumeCatalog catalog)
 {
     private readonly Dictionary<string, FileOnDisk> _files = new(StringComparer.Ordinal);
     private readonly Dictionary<string, BuildVolume> _volumes = new(StringComparer.Ordinal);
@@ -76,10 +75,17 @@ internal sealed class FileVolumes(VolumeCatalog catalog, bool probe)
         {
             // The first folder that gives an answer; a read-only one (a shared package cache, the .NET installation)
             // cannot hold a probe file, and the next folder of the volume may.
-            facts = probe ? catalog.Inspect(folder) : NotProbed(catalog.Locate(folder));
-            if (facts.CanClone is not null)
+            try
             {
-                break;
+                facts = catalog.Inspect(folder);
+                if (facts.CanClone is not null)
+                {
+                    break;
+                }
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                // A folder gone since the build, or on a volume the OS would not describe: the next folder may do.
             }
         }
 
@@ -87,9 +93,6 @@ internal sealed class FileVolumes(VolumeCatalog catalog, bool probe)
         _volumes[key] = volume;
         return volume;
     }
-
-    private static VolumeFacts NotProbed(VolumeLocation location)
-        => new(location.Root, location.FileSystem, null, "not checked", null, null, null, null);
 
     private static FileOnDisk StatLinux(string path)
     {

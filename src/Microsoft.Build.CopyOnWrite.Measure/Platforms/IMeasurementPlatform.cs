@@ -65,6 +65,19 @@ internal static class MeasurementPlatforms
         throw new MeasureException($"dotnet-cow-measure runs on Linux, Windows and macOS, not on {RuntimeInformation.OSDescription}.");
     }
 
+    /// <summary>The volume component's answer for a measured folder; a volume the OS will not describe stops the run with its reason.</summary>
+    public static VolumeFacts Identify(IVolumeInspector volumes, string folder)
+    {
+        try
+        {
+            return volumes.Inspect(folder);
+        }
+        catch (System.IO.IOException e)
+        {
+            throw new MeasureException(e.Message);
+        }
+    }
+
     /// <summary>Installed memory as the runtime sees it (the same call on every OS).</summary>
     public static string MemoryText()
     {

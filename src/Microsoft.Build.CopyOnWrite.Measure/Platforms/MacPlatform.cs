@@ -1,6 +1,5 @@
 using System;
 using System.Diagnostics;
-using System.IO;
 using System.Runtime.InteropServices;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -18,17 +17,7 @@ internal sealed class MacPlatform : IMeasurementPlatform
 
     public string FlushMethod => "sync() (every file system: macOS has no per-volume sync)";
 
-    public VolumeFacts Identify(string folder)
-    {
-        try
-        {
-            return new MacVolumes(_system).Inspect(folder);
-        }
-        catch (IOException e)
-        {
-            throw new MeasureException(e.Message);
-        }
-    }
+    public VolumeFacts Identify(string folder) => MeasurementPlatforms.Identify(new MacVolumes(_system), folder);
 
     public Reading<long> UsedBytes(string folder)
     {

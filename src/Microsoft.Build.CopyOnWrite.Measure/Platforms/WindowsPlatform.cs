@@ -1,6 +1,5 @@
 using System;
 using System.Diagnostics;
-using System.IO;
 using System.Runtime.InteropServices;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -21,17 +20,7 @@ internal sealed class WindowsPlatform : IMeasurementPlatform
 
     public string FlushMethod => "FlushFileBuffers on the volume (needs an elevated prompt)";
 
-    public VolumeFacts Identify(string folder)
-    {
-        try
-        {
-            return new WindowsVolumes(_system).Inspect(folder);
-        }
-        catch (IOException e)
-        {
-            throw new MeasureException(e.Message);
-        }
-    }
+    public VolumeFacts Identify(string folder) => MeasurementPlatforms.Identify(new WindowsVolumes(_system), folder);
 
     public Reading<long> UsedBytes(string folder)
     {

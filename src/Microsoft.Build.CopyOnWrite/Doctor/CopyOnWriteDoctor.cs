@@ -2,7 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
-using System.Runtime.InteropServices;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
@@ -49,7 +48,7 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
         }
 
         folders.Add(new CheckedFolder(FolderRole.TempFolder, Path.GetTempPath()));
-        DoctorCheck check = DoctorCheck.Run(folders, VolumeCatalog.Fresh(), AdviceForThisOS());
+        DoctorCheck check = DoctorCheck.Run(folders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess);
         foreach (string line in DoctorReport.Lines(check))
         {
             Log.LogMessage(MessageImportance.High, "{0}", line);
@@ -70,9 +69,4 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
 
         return !Log.HasLoggedErrors;
     }
-
-    internal static AdviceOS AdviceForThisOS()
-        => RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? AdviceOS.Windows
-            : RuntimeInformation.IsOSPlatform(OSPlatform.OSX) ? AdviceOS.MacOS
-            : AdviceOS.Linux;
 }

@@ -50,6 +50,15 @@ internal enum AdviceOS
     MacOS,
 }
 
+internal static class AdviceOSes
+{
+    /// <summary>The advice for the OS this process runs on (Linux's for any other Unix).</summary>
+    public static AdviceOS ThisProcess
+        => System.Runtime.InteropServices.RuntimeInformation.IsOSPlatform(System.Runtime.InteropServices.OSPlatform.Windows) ? AdviceOS.Windows
+            : System.Runtime.InteropServices.RuntimeInformation.IsOSPlatform(System.Runtime.InteropServices.OSPlatform.OSX) ? AdviceOS.MacOS
+            : AdviceOS.Linux;
+}
+
 /// <summary>
 /// Can this machine clone what this repository builds? Looks at the folders a build copies between (the repository,
 /// its outputs, the package cache and its fallback folders, the .NET installation, the temp folder), asks the volume
