@@ -18,7 +18,7 @@ public sealed class DoctorCommandTests
     [TestMethod]
     public void A_repository_on_XFS_with_its_package_cache_there_clones_what_it_builds_and_require_clone_passes()
     {
-        LoopFileSystem xfs = RequireLinux("xfs");
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
         string json = Path.Combine(xfs.NewFolder("report"), "doctor.json");
 
@@ -38,7 +38,7 @@ public sealed class DoctorCommandTests
     [TestMethod]
     public void A_package_cache_and_a_fallback_folder_on_another_volume_are_named_with_the_fix()
     {
-        LoopFileSystem xfs = RequireLinux("xfs");
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string otherCache = LoopFileSystems.Ext4.NewFolder("packages");
         string fallback = LoopFileSystems.Btrfs.NewFolder("fallback");
         string repository = Repository(xfs, packageCache: otherCache, fallbackFolder: fallback);
@@ -54,7 +54,7 @@ public sealed class DoctorCommandTests
     [TestMethod]
     public void A_repository_on_ext4_fails_require_clone_with_exit_code_3_and_names_the_volume_that_clones_here()
     {
-        LoopFileSystem ext4 = RequireLinux("ext4");
+        LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
         LoopFileSystem xfs = LoopFileSystems.Xfs; // mounted before the doctor looks
         string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
 
@@ -99,15 +99,5 @@ public sealed class DoctorCommandTests
             </configuration>
             """);
         return repository;
-    }
-
-    private static LoopFileSystem RequireLinux(string kind)
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Assert.Inconclusive("SKIPPED: these repositories are on Linux loop volumes");
-        }
-
-        return LoopFileSystems.Require(kind);
     }
 }

@@ -23,7 +23,7 @@ public sealed class DoctorCheckTests
     [DataRow("btrfs")]
     public void A_repository_whose_outputs_and_package_cache_share_a_cloning_volume_clones_what_it_builds(string kind)
     {
-        LoopFileSystem volume = RequireLinux(kind);
+        LoopFileSystem volume = LoopFileSystems.Require(kind);
         string repository = volume.NewFolder("repo");
 
         DoctorCheck check = LinuxCheck(
@@ -39,7 +39,7 @@ public sealed class DoctorCheckTests
     [TestMethod]
     public void A_repository_on_ext4_on_a_machine_with_no_volume_that_clones_is_an_error_that_names_the_volume_and_the_mkfs_to_type()
     {
-        LoopFileSystem ext4 = RequireLinux("ext4");
+        LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
         string repository = ext4.NewFolder("repo");
         var catalog = new VolumeCatalog(new ListingNothing(VolumeCatalog.ForThisProcess(TimeSpan.Zero)), TimeSpan.Zero);
 
@@ -56,7 +56,7 @@ public sealed class DoctorCheckTests
     [TestMethod]
     public void A_repository_on_ext4_on_a_machine_with_an_XFS_volume_is_told_to_move_there_not_to_make_one()
     {
-        LoopFileSystem ext4 = RequireLinux("ext4");
+        LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
         LoopFileSystem xfs = LoopFileSystems.Xfs;
         string repository = ext4.NewFolder("repo");
 
@@ -75,7 +75,7 @@ public sealed class DoctorCheckTests
     [TestMethod]
     public void A_package_cache_on_another_volume_is_a_warning_with_the_NUGET_PACKAGES_line_on_the_repositorys_volume()
     {
-        LoopFileSystem xfs = RequireLinux("xfs");
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("repo");
         string cache = LoopFileSystems.Ext4.NewFolder("packages");
 
@@ -91,7 +91,7 @@ public sealed class DoctorCheckTests
     [TestMethod]
     public void An_output_folder_on_another_volume_means_the_repository_does_not_clone_what_it_builds()
     {
-        LoopFileSystem xfs = RequireLinux("xfs");
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("repo");
 
         DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(LoopFileSystems.Btrfs.NewFolder("out"), "bin")));
@@ -104,7 +104,7 @@ public sealed class DoctorCheckTests
     [TestMethod]
     public void The_json_names_every_folder_its_volume_and_whether_each_pair_clones()
     {
-        LoopFileSystem xfs = RequireLinux("xfs");
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("repo \"quoted\"");
 
         DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.TempFolder, LoopFileSystems.Ext4.NewFolder("tmp")));
@@ -201,16 +201,6 @@ public sealed class DoctorCheckTests
         => DoctorCheck.Run(folders, new VolumeCatalog(new WindowsVolumes(windows), TimeSpan.Zero), AdviceOS.Windows);
 
     private static string Text(DoctorCheck check) => string.Join("\n", DoctorReport.Lines(check));
-
-    private static LoopFileSystem RequireLinux(string kind)
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Assert.Inconclusive("SKIPPED: the Linux volume inspector runs on Linux only");
-        }
-
-        return LoopFileSystems.Require(kind);
-    }
 
     /// <summary>This OS's inspector on a machine that lists no other volume (as one with none that clones).</summary>
     private sealed class ListingNothing(IVolumeInspector inner) : IVolumeInspector

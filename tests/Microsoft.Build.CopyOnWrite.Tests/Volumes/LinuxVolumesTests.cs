@@ -18,7 +18,7 @@ public sealed class LinuxVolumesTests
     [DataRow("ext4", false)]
     public void A_writable_folder_is_located_on_its_mount_and_a_probe_clone_tells_whether_it_clones(string kind, bool clones)
     {
-        LoopFileSystem volume = RequireLinux(kind);
+        LoopFileSystem volume = LoopFileSystems.Require(kind);
         string folder = volume.NewFolder("inspect");
 
         VolumeFacts facts = Catalog().Inspect(folder);
@@ -33,7 +33,7 @@ public sealed class LinuxVolumesTests
     [TestMethod]
     public void A_path_that_does_not_exist_yet_is_on_the_volume_of_its_nearest_existing_folder()
     {
-        LoopFileSystem xfs = RequireLinux("xfs");
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string notYet = Path.Combine(xfs.NewFolder("future"), "bin", "Release", "net8.0");
 
         VolumeLocation location = Catalog().Locate(notYet);
@@ -45,7 +45,7 @@ public sealed class LinuxVolumesTests
     [TestMethod]
     public void A_folder_reached_through_a_link_on_another_volume_is_on_the_link_targets_volume()
     {
-        LoopFileSystem xfs = RequireLinux("xfs");
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         LoopFileSystem ext4 = LoopFileSystems.Ext4;
         string target = xfs.NewFolder("target");
         string link = Path.Combine(ext4.NewFolder("links"), "checkout");
@@ -64,7 +64,7 @@ public sealed class LinuxVolumesTests
     [DataRow("xfs", null, "unknown")]
     public void A_read_only_folder_gets_no_probe_file_and_is_judged_by_its_file_systems_kind_or_unknown(string kind, bool? clones, string evidence)
     {
-        LoopFileSystem volume = RequireLinux(kind);
+        LoopFileSystem volume = LoopFileSystems.Require(kind);
         string folder = volume.NewFolder("read-only-source");
         File.WriteAllText(Path.Combine(folder, "user-file.txt"), "never touched");
         string readOnly = volume.NewFolder("read-only-view");
@@ -108,7 +108,7 @@ public sealed class LinuxVolumesTests
     [TestMethod]
     public void What_was_learnt_about_a_volume_is_reused_within_the_catalogs_lifetime_and_asked_again_after_it()
     {
-        LoopFileSystem xfs = RequireLinux("xfs");
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         var counting = new CountingInspector(new LinuxVolumes(TimeSpan.Zero));
         var catalog = new VolumeCatalog(counting, TimeSpan.FromHours(1));
 
@@ -130,16 +130,6 @@ public sealed class LinuxVolumesTests
         {
             Assert.Inconclusive($"SKIPPED: mount {string.Join(' ', arguments)} failed (needs root): {result.Output}");
         }
-    }
-
-    private static LoopFileSystem RequireLinux(string kind)
-    {
-        if (!OperatingSystem.IsLinux())
-        {
-            Assert.Inconclusive("SKIPPED: the Linux volume inspector runs on Linux only");
-        }
-
-        return LoopFileSystems.Require(kind);
     }
 
     private sealed class CountingInspector(IVolumeInspector inner) : IVolumeInspector
