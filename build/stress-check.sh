@@ -46,6 +46,8 @@ for k in $(seq "$runs"); do
   log="$out/run-$k.log"
   echo "=== run $k of $runs ($(date +%T)), log: $log"
   started=$SECONDS
+  # A background job of a script starts with SIGINT and SIGQUIT ignored (POSIX); kept so, on purpose: the suite must
+  # not depend on how it was started (the Ctrl-C tests start their builds with SIGINT at its default).
   setsid "$clone/build/test.sh" > "$log" 2>&1 &
   run=$!
   wait "$run" || status=1

@@ -139,6 +139,9 @@ public sealed class CancellationTests
         bool caught = ChildProcess.WaitUntil(() => ready() || build.HasExited, TimeSpan.FromSeconds(60));
         Assert.IsTrue(caught && !build.HasExited, $"the build was not caught in the middle:\n{build.Output}");
 
+        string disposition = build.Disposition(ChildProcess.SIGINT);
+        Assert.IsTrue(disposition == "caught", $"the build process has SIGINT {disposition} (/proc/{build.Id}/status), not caught, so no Ctrl-C can reach MSBuild: the test's premise fails, not the task:\n{build.Output}");
+
         build.Signal(ChildProcess.SIGINT);
         var clock = Stopwatch.StartNew();
         bool ended = build.WaitForExit(Prompt);

@@ -1,6 +1,9 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Linq;
 using System.Runtime.InteropServices;
 using System.Text;
 using System.Threading;
@@ -38,9 +41,16 @@ public sealed partial class ChildProcess : IDisposable
         }
     }
 
+    /// <summary>
+    /// Starts <paramref name="fileName"/> with SIGINT at its default disposition, as a terminal starts a command, even when
+    /// this test run inherited SIGINT ignored: a script that runs a command in the background without job control
+    /// (`build/test.sh &amp;`) starts it with SIGINT and SIGQUIT ignored (POSIX), every process under it inherits that,
+    /// and .NET leaves an inherited ignored SIGINT ignored, so Ctrl-C would never reach the build.
+    /// `env --default-signal=INT` (coreutils 8.31+) resets it and then execs the command in the same process.
+    /// </summary>
     public static ChildProcess Start(string fileName, IEnumerable<string> arguments, string workingDirectory, IDictionary<string, string?>? environment = null)
     {
-        var start = new ProcessStartInfo(fileName)
+        var start = new ProcessStartInfo("env")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
@@ -48,6 +58,8 @@ public sealed partial class ChildProcess : IDisposable
             UseShellExecute = false,
             WorkingDirectory = workingDirectory,
         };
+        start.ArgumentList.Add("--default-signal=INT");
+        start.ArgumentList.Add(fileName);
         foreach (string argument in arguments)
         {
             start.ArgumentList.Add(argument);
@@ -87,6 +99,20 @@ public sealed partial class ChildProcess : IDisposable
         {
             throw new InvalidOperationException($"kill({_process.Id}, {signal}) failed: errno {Marshal.GetLastPInvokeError()}");
         }
+    }
+
+    /// <summary>
+    /// How the process handles <paramref name="signal"/> now, from the kernel's own record (/proc/PID/status):
+    /// "ignored", "caught" or "default". (A mask that blocks it, SigBlk, is per thread; another thread still takes it.)
+    /// </summary>
+    public string Disposition(int signal)
+    {
+        string[] status = File.ReadAllLines($"/proc/{_process.Id}/status");
+        bool Has(string field) => status
+            .Where(line => line.StartsWith(field + ":", StringComparison.Ordinal))
+            .Select(line => (ulong.Parse(line[(field.Length + 1)..].Trim(), NumberStyles.HexNumber) >> (signal - 1) & 1) == 1)
+            .FirstOrDefault();
+        return Has("SigIgn") ? "ignored" : Has("SigCgt") ? "caught" : "default";
     }
 
     /// <summary>SIGKILL to the process and every descendant.</summary>
