@@ -64,7 +64,7 @@ internal static class IntendedDifferences
 
         new(CancelStopsRetryWait, Always: false,
             "Cancel() during a retry wait: ours stops waiting at once and fails; MSBuild 17.7's Copy logs no further retry but "
-            + "sleeps out every remaining delay first (4.5 s for 3 x 1.5 s under Wine). Elapsed time is never part of the "
+            + "sleeps out the delay it is in before it returns (under Wine 1499 ms of a 1500 ms delay, in each of five runs). Elapsed time is never part of the "
             + "comparison; the scenario cancels once the first retry wait has begun and checks instead that ours returned within half a retry delay of the cancel. Outcome, outputs, codes and files are compared.",
             (stock, ours) => { }),
 
