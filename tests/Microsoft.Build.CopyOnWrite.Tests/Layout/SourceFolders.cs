@@ -1,0 +1,86 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Text.RegularExpressions;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Layout;
+
+/// <summary>A project's source read as folders of code: what each folder declares and what names it uses.</summary>
+internal static class SourceFolders
+{
+    // Left to right, so a quote inside a comment or a comment marker inside a string is never taken for the other.
+    private static readonly Regex CommentsAndStrings = new(
+        @"/\*[\s\S]*?\*/|//[^\n]*|\$+""{3,}[\s\S]*?""{3,}|""{3,}[\s\S]*?""{3,}|(?:\$@|@\$)""(?:[^""]|"""")*""|@""(?:[^""]|"""")*""|\$""(?:\\.|\{[^{}]*\}|[^""\\\n])*""|'(?:\\.|[^'\\\n])'|""(?:\\.|[^""\\\n])*""");
+
+    private static readonly Regex InterpolationHole = new(@"\{([^{}]*)\}");
+
+    // File-scoped namespaces: a top-level declaration starts at the beginning of its line.
+    private static readonly Regex TopLevelDeclaration = new(
+        @"^(?:(?:public|internal|static|sealed|abstract|partial|readonly|unsafe|file|ref)\s+)*(?:record\s+(?:struct|class)|class|struct|interface|enum|record)\s+(\w+)",
+        RegexOptions.Multiline);
+
+    // The project's own namespaces, so that Savings.SavingsReport counts as a use of SavingsReport.
+    private static readonly Regex NamespaceQualifier = new(@"\b(?:Microsoft\.Build\.)?(?:CopyOnWrite\.)?(?:Savings|Cloning|Volumes|Doctor)\.");
+
+    // A capitalised name not reached through a member access (File.Copy is not the Copy task).
+    private static readonly Regex TypeName = new(@"(?<![\w.])[A-Z]\w*\b");
+
+    /// <summary>Each folder (relative, with '/') that holds .cs files, with the code of each: comments and string text removed.</summary>
+    public static Dictionary<string, string[]> Code(string root, Func<string, bool> skip) =>
+        Directory.GetDirectories(root, "*", SearchOption.AllDirectories)
+            .Where(folder => !skip(folder))
+            .Select(folder => (Folder: Path.GetRelativePath(root, folder).Replace('\\', '/'), Files: Directory.GetFiles(folder, "*.cs")))
+            .Where(entry => entry.Files.Length > 0)
+            .ToDictionary(entry => entry.Folder, entry => entry.Files.Select(file => WithoutCommentsAndStringText(File.ReadAllText(file))).ToArray());
+
+    /// <summary>Every top-level type name declared in exactly one folder, with that folder.</summary>
+    public static Dictionary<string, string> TopLevelTypes(Dictionary<string, string[]> codeByFolder) =>
+        codeByFolder
+            .SelectMany(entry => entry.Value.SelectMany(code => TopLevelDeclaration.Matches(code).Select(m => (Name: m.Groups[1].Value, entry.Key))))
+            .Distinct()
+            .GroupBy(declaration => declaration.Name)
+            .Where(group => group.Count() == 1)
+            .ToDictionary(group => group.Key, group => group.Single().Key);
+
+    public static IEnumerable<string> TypeNamesUsed(string code) =>
+        TypeName.Matches(NamespaceQualifier.Replace(code, " ")).Select(m => m.Value).Distinct();
+
+    private static string WithoutCommentsAndStringText(string code) =>
+        CommentsAndStrings.Replace(code, m => m.Value.StartsWith('$')
+            ? " " + string.Join(" ", InterpolationHole.Matches(m.Value).Select(hole => hole.Groups[1].Value)) + " "
+            : " ");
+}
+
+/// <summary>
+/// What a folder's README allows it to use: the backquoted names in its "May use:" sentence. `Folder/` allows every
+/// type of that folder, `Folder/Type` one type of it; a bare `Type` allows that type wherever it is.
+/// </summary>
+internal sealed class ReadmeAllowance
+{
+    private readonly HashSet<string> _folders = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _types = new(StringComparer.Ordinal);
+
+    public static ReadmeAllowance Read(string readme)
+    {
+        string line = File.ReadLines(readme).FirstOrDefault(l => l.StartsWith("May use:", StringComparison.Ordinal))
+            ?? throw new InvalidOperationException($"{readme} has no line starting \"May use:\"");
+        string sentence = line["May use:".Length..].Split(". ")[0];
+        var allowance = new ReadmeAllowance();
+        foreach (string name in Regex.Matches(sentence, "`([^`]+)`").Select(m => m.Groups[1].Value))
+        {
+            if (name.EndsWith('/'))
+            {
+                allowance._folders.Add(name.TrimEnd('/'));
+            }
+            else
+            {
+                allowance._types.Add(name);
+            }
+        }
+
+        return allowance;
+    }
+
+    public bool Permits(string folder, string type) => _folders.Contains(folder) || _types.Contains($"{folder}/{type}") || _types.Contains(type);
+}
