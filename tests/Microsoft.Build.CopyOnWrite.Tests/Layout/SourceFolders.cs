@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.RegularExpressions;
+using System.Xml.Linq;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Layout;
 
@@ -26,17 +27,42 @@ internal static class SourceFolders
     // A capitalised name not reached through a member access (File.Copy is not the Copy task).
     private static readonly Regex TypeName = new(@"(?<![\w.])[A-Z]\w*\b");
 
-    /// <summary>Each folder (relative, with '/') that holds .cs files, with the code of each: comments and string text removed.</summary>
+    /// <summary>
+    /// Each folder (relative, with '/'; the project folder itself is ".") that holds .cs files, with the code of each:
+    /// comments and string text removed.
+    /// </summary>
     public static Dictionary<string, string[]> Code(string root, Func<string, bool> skip) =>
         Directory.GetDirectories(root, "*", SearchOption.AllDirectories)
+            .Prepend(root)
             .Where(folder => !skip(folder))
             .Select(folder => (Folder: Path.GetRelativePath(root, folder).Replace('\\', '/'), Files: Directory.GetFiles(folder, "*.cs")))
             .Where(entry => entry.Files.Length > 0)
-            .ToDictionary(entry => entry.Folder, entry => entry.Files.Select(file => WithoutCommentsAndStringText(File.ReadAllText(file))).ToArray());
+            .ToDictionary(entry => entry.Folder, entry => ReadCode(entry.Files));
+
+    /// <summary>
+    /// The files a project compiles in from other folders (Compile Include="../..."), by the folder they live in,
+    /// named as in their own project (Volumes, Cloning) or under src/ when no project holds them (Shared).
+    /// </summary>
+    public static Dictionary<string, string[]> CompiledIn(string projectFile)
+    {
+        string projectFolder = Path.GetDirectoryName(projectFile)!;
+        string source = Path.GetDirectoryName(projectFolder)!;
+        var files = new List<string>();
+        foreach (XElement compile in XDocument.Load(projectFile).Descendants("Compile").Where(c => c.Attribute("Include") is not null))
+        {
+            string[] excluded = Expand(projectFolder, (string?)compile.Attribute("Exclude")).ToArray();
+            files.AddRange(Expand(projectFolder, (string)compile.Attribute("Include")!).Where(file => !excluded.Contains(file)));
+        }
+
+        return files
+            .GroupBy(file => FolderInItsProject(source, Path.GetDirectoryName(file)!))
+            .ToDictionary(group => group.Key, group => ReadCode(group));
+    }
 
     /// <summary>Every top-level type name declared in exactly one folder, with that folder.</summary>
-    public static Dictionary<string, string> TopLevelTypes(Dictionary<string, string[]> codeByFolder) =>
+    public static Dictionary<string, string> TopLevelTypes(params Dictionary<string, string[]>[] codeByFolder) =>
         codeByFolder
+            .SelectMany(folders => folders)
             .SelectMany(entry => entry.Value.SelectMany(code => TopLevelDeclaration.Matches(code).Select(m => (Name: m.Groups[1].Value, entry.Key))))
             .Distinct()
             .GroupBy(declaration => declaration.Name)
@@ -45,6 +71,20 @@ internal static class SourceFolders
 
     public static IEnumerable<string> TypeNamesUsed(string code) =>
         TypeName.Matches(NamespaceQualifier.Replace(code, " ")).Select(m => m.Value).Distinct();
+
+    private static string[] ReadCode(IEnumerable<string> files) => files.Select(file => WithoutCommentsAndStringText(File.ReadAllText(file))).ToArray();
+
+    private static IEnumerable<string> Expand(string projectFolder, string? items) =>
+        (items ?? string.Empty).Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+            .Select(item => Path.GetFullPath(Path.Combine(projectFolder, item)))
+            .SelectMany(path => path.Contains('*') ? Directory.GetFiles(Path.GetDirectoryName(path)!, Path.GetFileName(path)) : [path]);
+
+    private static string FolderInItsProject(string source, string folder)
+    {
+        string[] parts = Path.GetRelativePath(source, folder).Replace('\\', '/').Split('/');
+        bool inAProject = Directory.GetFiles(Path.Combine(source, parts[0]), "*.csproj").Length > 0;
+        return inAProject ? (parts.Length > 1 ? string.Join('/', parts[1..]) : ".") : string.Join('/', parts);
+    }
 
     private static string WithoutCommentsAndStringText(string code) =>
         CommentsAndStrings.Replace(code, m => m.Value.StartsWith('$')
