@@ -98,19 +98,8 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         finally
         {
             // DeleteOnClose removed them; a process killed in between leaves a dot file named for what it is.
-            DeleteQuietly(clone);
-            DeleteQuietly(source);
-        }
-    }
-
-    internal static void DeleteQuietly(string path)
-    {
-        try
-        {
-            File.Delete(path);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
+            AtomicFile.DeleteQuietly(clone);
+            AtomicFile.DeleteQuietly(source);
         }
     }
 

@@ -4,6 +4,7 @@ using System.IO;
 using System.Runtime.InteropServices;
 using System.Runtime.Versioning;
 using System.Text;
+using Microsoft.Build.CopyOnWrite.Cloning;
 
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -49,16 +50,8 @@ internal unsafe partial class MacVolumeSystem : IMacVolumeSystem
         }
         finally
         {
-            foreach (string file in new[] { clone, source })
-            {
-                try
-                {
-                    File.Delete(file);
-                }
-                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-                {
-                }
-            }
+            AtomicFile.DeleteQuietly(clone);
+            AtomicFile.DeleteQuietly(source);
         }
     }
 
