@@ -103,7 +103,7 @@ internal sealed class DoctorCheck
     {
         var found = new List<FolderOnVolume>();
         // A folder named twice (NuGet lists the package cache among its package folders) is shown once, under its first role.
-        foreach (CheckedFolder folder in folders.OrderBy(f => f.Role).GroupBy(f => Normalize(f.Path), PathComparer).Select(g => g.First()))
+        foreach (CheckedFolder folder in folders.OrderBy(f => f.Role).GroupBy(f => Normalize(f.Path), VolumeCatalog.RootComparer).Select(g => g.First()))
         {
             bool exists = Directory.Exists(folder.Path);
             VolumeFacts volume;
@@ -154,10 +154,8 @@ internal sealed class DoctorCheck
         return volumes;
     }
 
-    private static readonly StringComparer PathComparer = System.Runtime.InteropServices.RuntimeInformation.IsOSPlatform(System.Runtime.InteropServices.OSPlatform.Windows) ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal;
-
     internal static bool SameVolume(FolderOnVolume first, FolderOnVolume second)
-        => first.Volume.Root != "?" && string.Equals(first.Volume.Root, second.Volume.Root, StringComparison.OrdinalIgnoreCase);
+        => first.Volume.Root != "?" && VolumeCatalog.RootComparer.Equals(first.Volume.Root, second.Volume.Root);
 
     private static string Normalize(string path)
     {

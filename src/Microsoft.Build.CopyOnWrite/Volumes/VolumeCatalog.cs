@@ -31,6 +31,10 @@ internal sealed class VolumeCatalog
         Lifetime = lifetime;
     }
 
+    /// <summary>How volume roots and the folders on them compare: case-insensitively on Windows (C:\ is c:\), exactly elsewhere.</summary>
+    public static StringComparer RootComparer { get; } =
+        RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? StringComparer.OrdinalIgnoreCase : StringComparer.Ordinal;
+
     /// <summary>The catalog of this process, shared by the task's messages and the summary logger.</summary>
     public static VolumeCatalog Shared => ThisProcess.Value;
 
@@ -97,7 +101,7 @@ internal sealed class VolumeCatalog
 
     /// <summary>Whether two paths are on one volume (by mount point or drive: what a clone needs).</summary>
     public bool SameVolume(string first, string second)
-        => string.Equals(Locate(first).Root, Locate(second).Root, RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal);
+        => RootComparer.Equals(Locate(first).Root, Locate(second).Root);
 
     private bool IsStale(long when) => Stopwatch.GetTimestamp() - when > Lifetime.TotalSeconds * Stopwatch.Frequency;
 
