@@ -32,12 +32,13 @@ internal static class SourceFolders
     /// comments and string text removed.
     /// </summary>
     public static Dictionary<string, string[]> Code(string root, Func<string, bool> skip) =>
+        WithCode(root, skip).ToDictionary(folder => Path.GetRelativePath(root, folder).Replace('\\', '/'), folder => ReadCode(Directory.GetFiles(folder, "*.cs")));
+
+    /// <summary>The folders of <paramref name="root"/>, itself included, that hold .cs files, but those <paramref name="skip"/> names.</summary>
+    public static IEnumerable<string> WithCode(string root, Func<string, bool> skip) =>
         Directory.GetDirectories(root, "*", SearchOption.AllDirectories)
             .Prepend(root)
-            .Where(folder => !skip(folder))
-            .Select(folder => (Folder: Path.GetRelativePath(root, folder).Replace('\\', '/'), Files: Directory.GetFiles(folder, "*.cs")))
-            .Where(entry => entry.Files.Length > 0)
-            .ToDictionary(entry => entry.Folder, entry => ReadCode(entry.Files));
+            .Where(folder => !skip(folder) && Directory.GetFiles(folder, "*.cs").Length > 0);
 
     /// <summary>
     /// The files a project compiles in from other folders (Compile Include="../..."), by the folder they live in,

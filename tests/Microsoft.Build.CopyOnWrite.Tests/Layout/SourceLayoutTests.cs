@@ -22,9 +22,7 @@ public sealed class SourceLayoutTests
     public void Every_folder_of_a_project_has_a_README_that_says_what_it_holds_and_what_it_may_use(string project, int atLeast)
     {
         string root = Path.Combine(RepositoryLayout.Root, "src", project);
-        string[] folders = Directory.GetDirectories(root, "*", SearchOption.AllDirectories)
-            .Where(f => Directory.GetFiles(f, "*.cs").Length > 0 && !IsBuildOutput(root, f))
-            .ToArray();
+        string[] folders = SourceFolders.WithCode(root, f => f == root || IsBuildOutput(root, f)).ToArray();
 
         Assert.IsTrue(folders.Length >= atLeast, string.Join(", ", folders));
         foreach (string folder in folders)
