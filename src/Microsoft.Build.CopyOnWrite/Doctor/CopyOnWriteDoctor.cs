@@ -56,7 +56,14 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
 
         if (!string.IsNullOrEmpty(JsonFile))
         {
-            File.WriteAllText(JsonFile, DoctorReport.Json(check));
+            try
+            {
+                File.WriteAllText(JsonFile, DoctorReport.Json(check));
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                Log.LogError($"CopyOnWriteDoctor: cannot write the check to {JsonFile} (CopyOnWriteDoctorJson): {e.Message} Name a file in a folder that exists and that you can write to.");
+            }
         }
 
         RepositoryClones = check.RepositoryClones;

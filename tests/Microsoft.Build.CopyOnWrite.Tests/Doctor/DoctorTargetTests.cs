@@ -53,4 +53,19 @@ public sealed class DoctorTargetTests
         StringAssert.Contains(doctor.Output, "This machine already has");
         StringAssert.Contains(doctor.Output, $"{xfs.MountPoint} (xfs)", "the test run's XFS volume is one that clones");
     }
+
+    [TestMethod]
+    public void A_JSON_file_that_cannot_be_written_is_a_clear_error_after_the_check_not_a_task_crash()
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Ext4.NewFolder("doctor"), PackageRoute.PackageReference);
+        string json = Path.Combine(repository.Root, "no-such-folder", "doctor.json");
+
+        ProcessResult doctor = repository.Dotnet(null, "msbuild", "Lib.csproj", "-restore", "-t:CopyOnWriteDoctor", $"-p:CopyOnWriteDoctorJson={json}", "-nologo", "-nr:false");
+
+        Assert.AreNotEqual(0, doctor.ExitCode, doctor.Output);
+        StringAssert.Contains(doctor.Output, "CopyOnWrite doctor: can this machine clone what this repository builds?", "the check still ran and printed");
+        StringAssert.Contains(doctor.Output, $"error : CopyOnWriteDoctor: cannot write the check to {json} (CopyOnWriteDoctorJson)");
+        Assert.IsFalse(doctor.Output.Contains("MSB4018"), $"the task crashed instead of reporting:\n{doctor.Output}");
+        Assert.IsFalse(File.Exists(json));
+    }
 }
