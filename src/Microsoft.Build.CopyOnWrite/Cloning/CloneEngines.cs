@@ -6,7 +6,10 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// <summary>The one engine of this process, made on first use so that nothing runs when no file is copied.</summary>
 /// <remarks>
 /// Making an engine only stores the refusal cache: no engine looks at a volume before a file is copied to
-/// it, so a locked, RAW or disconnected volume elsewhere on the machine cannot fail the build here.
+/// it, so a locked, RAW or disconnected volume elsewhere on the machine cannot fail the build here. Every engine is
+/// wrapped in the <see cref="FallbackLadder"/>, and making one cannot fail either: a native engine whose making
+/// throws (a library that does not load, a type initializer that throws) gives the copy-only engine, and the
+/// reason is kept in <see cref="SelectionFault"/> for the task to report (COW006), never MSB4018 or MSB4061.
 /// </remarks>
 internal static class CloneEngines
 {
@@ -15,7 +18,17 @@ internal static class CloneEngines
     /// <summary>Shared by every Copy in the node so that what file systems refused is learnt once.</summary>
     public static ICloneEngine Current => ForThisProcess.Value;
 
+    /// <summary>Why this process copies with the copy-only engine although its OS has a native one; null when it does not.</summary>
+    public static string? SelectionFault { get; private set; }
+
     private static ICloneEngine Create()
+    {
+        ICloneEngine engine = CreateOrCopyOnly(ChooseForThisProcess, Create, out string? fault);
+        SelectionFault = fault;
+        return engine;
+    }
+
+    private static EngineChoice ChooseForThisProcess()
     {
         OSPlatform os = RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? OSPlatform.Windows
             : RuntimeInformation.IsOSPlatform(OSPlatform.Linux) ? OSPlatform.Linux
@@ -26,7 +39,29 @@ internal static class CloneEngines
 #else
         bool hasStatx = false;
 #endif
-        return Create(Choose(os, RuntimeInformation.ProcessArchitecture, Environment.Is64BitProcess, hasStatx));
+        return Choose(os, RuntimeInformation.ProcessArchitecture, Environment.Is64BitProcess, hasStatx);
+    }
+
+    /// <summary>
+    /// The engine <paramref name="make"/> makes of what <paramref name="choose"/> chose, inside the fallback ladder; if
+    /// either throws, the copy-only engine (inside the ladder too) and the reason in <paramref name="fault"/>.
+    /// </summary>
+    internal static ICloneEngine CreateOrCopyOnly(Func<EngineChoice> choose, Func<EngineChoice, ICloneEngine> make, out string? fault)
+    {
+        ICloneEngine engine;
+        try
+        {
+            engine = make(choose());
+            fault = null;
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            Exception cause = e is TypeInitializationException { InnerException: { } inner } ? inner : e;
+            fault = $"the clone engine for {RuntimeInformation.OSDescription} could not be made ({FallbackLadder.Describe(cause)})";
+            engine = new CopyOnlyEngine("our clone engine could not start on " + RuntimeInformation.OSDescription);
+        }
+
+        return new FallbackLadder(engine, new PlainFiles());
     }
 
     /// <summary>The chosen engine; a native engine only on its own OS (a test may ask for another OS's choice).</summary>

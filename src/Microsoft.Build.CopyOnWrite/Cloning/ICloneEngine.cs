@@ -48,6 +48,11 @@ internal enum FallbackReason
     NotARegularFile,
     /// <summary>This operating system or processor has no clone support in this engine.</summary>
     PlatformCannotClone,
+    /// <summary>
+    /// Our engine failed for this file with an error nobody foresaw, and the stock task's plainer way copied it
+    /// (<see cref="FallbackLadder"/>); the detail names the step and the error.
+    /// </summary>
+    EngineFailed,
 }
 
 internal readonly struct CloneResult

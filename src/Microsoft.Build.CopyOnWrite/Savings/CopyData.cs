@@ -21,7 +21,7 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// any reason but another volume).
 /// A reason's DETAIL means, per NAME: FileSystemCannotClone, the destination's file system (also the source's: a
 /// clone is refused that way only within one volume); FileSystemRefused, the system's error; PlatformCannotClone,
-/// the processor; empty otherwise (DifferentVolumes: its crossvolume entries name both sides). A crossvolume entry
+/// the processor; EngineFailed (added later in version 1), the first file's fault: our engine's step and error; empty otherwise (DifferentVolumes: its crossvolume entries name both sides). A crossvolume entry
 /// names each side's folder, mount point and file system, and ORIGIN says where the sources live (a
 /// <see cref="SourceOrigin"/> name; DotNetInstallation and the later ones are accepted copies).
 /// Fields are separated by spaces, text values are percent-encoded (RFC 3986), unknown fields and trailing values
@@ -218,7 +218,7 @@ internal sealed class CopyData
 
     /// <summary>The DETAIL of a reason entry: only what that reason's DETAIL is documented to mean.</summary>
     private static string DetailOf(NotClonedFiles files)
-        => files.Reason is FallbackReason.FileSystemCannotClone or FallbackReason.FileSystemRefused or FallbackReason.PlatformCannotClone ? files.Detail ?? string.Empty : string.Empty;
+        => files.Reason is FallbackReason.FileSystemCannotClone or FallbackReason.FileSystemRefused or FallbackReason.PlatformCannotClone or FallbackReason.EngineFailed ? files.Detail ?? string.Empty : string.Empty;
 
     private static void Append(StringBuilder text, string name, int files, long bytes)
         => text.Append(' ').Append(name).Append('=').Append(files.ToString(CultureInfo.InvariantCulture)).Append(',').Append(bytes.ToString(CultureInfo.InvariantCulture));

@@ -324,6 +324,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             nameof(FallbackReason.FileSystemCannotClone) => "destinationFileSystem",
             nameof(FallbackReason.FileSystemRefused) => "error",
             nameof(FallbackReason.PlatformCannotClone) => "processor",
+            nameof(FallbackReason.EngineFailed) => "fault",
             _ => null,
         };
         return name is null ? string.Empty : $"{Json(name)}:{Json(key.Detail)},";

@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Savings;
 using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite;
@@ -223,10 +224,10 @@ public sealed partial class Copy
         // Where the stock task keeps an existing destination file (read-only, or MSBUILDCOPYWITHOUTDELETE=1), its
         // File.Copy opens it for writing and fails if this user cannot write it: fail the same way with the same
         // exception, which a rename over it would not notice. Where it deletes it first, the delete and our rename
-        // need the same rights, so that is asked only if the clone fails (below), not for every existing destination
-        // (an open for writing, fstatfs, two flocks and a close per overwritten file, strace).
-        bool mayBeUnwritable = destinationIsFile && !destinationIsLink;
-        if (mayBeUnwritable && stockKeepsDestination)
+        // need the same rights; where both are refused, the fallback ladder's last rung opens the file as the stock
+        // task's File.Copy does, so nothing is asked here for every existing destination (an open for writing,
+        // fstatfs, two flocks and a close per overwritten file, strace).
+        if (destinationIsFile && !destinationIsLink && stockKeepsDestination)
         {
             FileLinks.ThrowIfNotWritable(destinationPath, create: false);
         }
@@ -245,21 +246,21 @@ public sealed partial class Copy
         CloneResult result;
         try
         {
+            // The engine sits in the fallback ladder (Cloning/FallbackLadder): what fails here failed the stock task's
+            // own way too, with File.Copy's exception, which the retries and MSB3026/MSB3027/MSB3021 then report.
             result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            // The stock task's delete failed where our rename did (an immutable file, a folder this user cannot
-            // write); its File.Copy then opened the file for writing: its exception when that fails too.
-            if (mayBeUnwritable && !stockKeepsDestination)
-            {
-                FileLinks.ThrowIfNotWritable(destinationPath, create: false);
-            }
-
-            throw FileLinks.WithDestinationPath(e, destinationPath);
+            throw FileLinks.WithDestinationPath(e, destinationPath); // a failed content names our hidden file: name the destination
         }
 
         _summary.AddCloneResult(result, sourcePath, destinationPath);
+        if (result.Reason == FallbackReason.EngineFailed)
+        {
+            SavingsReport.ReportEngineFault(Log, result.Detail, sourcePath, destinationPath);
+        }
+
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
         // A line of its own only for a file that was copied, not cloned: why is worth knowing per file. A cloned file
         // is counted in its Copy's summary line ("cloned 7 files"). A line for each cloned file doubled the messages

@@ -134,6 +134,11 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             return false;
         }
 
+        if (pairs.Count > 0 && CloneEngines.SelectionFault is string engineFault)
+        {
+            Savings.SavingsReport.ReportEngineSelectionFault(Log, engineFault);
+        }
+
         bool allSucceeded = RunPairs(pairs, options);
         var copied = new List<ITaskItem>(pairs.Count);
         foreach (CopyPair pair in pairs)

@@ -55,7 +55,8 @@ internal sealed class CopySummary
             CopiedFiles++;
             CopiedBytes += result.Bytes;
             // The words for a reason are the same whatever the detail, except where the detail is part of them.
-            string? detail = result.Reason is FallbackReason.DifferentVolumes or FallbackReason.EmptyFile or FallbackReason.NotARegularFile ? null : result.Detail;
+            // An engine fault's detail names the file (COW006 says it per file): all faults are one reason here.
+            string? detail = result.Reason is FallbackReason.DifferentVolumes or FallbackReason.EmptyFile or FallbackReason.NotARegularFile or FallbackReason.EngineFailed ? null : result.Detail;
             ReasonCount? count = null;
             foreach (ReasonCount existing in _copiedByReason)
             {
@@ -249,6 +250,9 @@ internal sealed class CopySummary
         FallbackReason.EmptyFile => files == 1 ? "the file is empty" : "the files are empty",
         FallbackReason.NotARegularFile => files == 1 ? "the source is not a regular file" : "the sources are not regular files",
         FallbackReason.PlatformCannotClone => $"this platform has no clone support ({detail ?? "unknown"})",
+        FallbackReason.EngineFailed => detail is null
+            ? $"our engine failed for {(files == 1 ? "it" : "them")} and the stock task's way copied {(files == 1 ? "it" : "them")} (warning {Savings.SavingsReport.EngineFaultCode})"
+            : $"{detail}, and the stock task's way copied it",
         _ => "no reason recorded",
     };
 

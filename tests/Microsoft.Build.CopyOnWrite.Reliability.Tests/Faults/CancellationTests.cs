@@ -58,7 +58,7 @@ public sealed class CancellationTests
         string outFolder = Path.Combine(folder, "out");
         string destination = TestFiles.Write(outFolder, "app.bin", 1000);
         CopyRun run;
-        using (Fault.Immutable(outFolder))
+        using (Fault.Immutable(destination))
         {
             FileSnapshot previous = FileSnapshot.Of(destination);
             run = OurCopy.Run(new CopyRequest
@@ -120,7 +120,7 @@ public sealed class CancellationTests
               </Target>
             """);
         BuildRun run;
-        using (Fault.Immutable(outFolder))
+        using (Fault.Immutable(destination))
         {
             FileSnapshot previous = FileSnapshot.Of(destination);
             run = InterruptBuild(project, waitFor: null);

@@ -116,9 +116,13 @@ public static class MSBuildProjects
 
     /// <summary>Runs the project to the end, or kills it and reports a timeout (exit code -1).</summary>
     public static BuildRun Run(string project, bool stock, TimeSpan timeout, params string[] extraArguments)
+        => Run(project, stock, timeout, launcher: null, extraArguments);
+
+    /// <summary>As <see cref="Run(string, bool, TimeSpan, string[])"/>, with `dotnet` started by <paramref name="launcher"/> (a program and its arguments) when given.</summary>
+    public static BuildRun Run(string project, bool stock, TimeSpan timeout, IReadOnlyList<string>? launcher, params string[] extraArguments)
     {
         var clock = Stopwatch.StartNew();
-        using ChildProcess child = Start(project, stock, extraArguments);
+        using ChildProcess child = Start(project, stock, extraArguments, launcher: launcher);
         if (!child.WaitForExit(timeout))
         {
             child.KillTree();
@@ -130,7 +134,8 @@ public static class MSBuildProjects
     }
 
     /// <summary>Starts `dotnet msbuild` on the project; <paramref name="asNobody"/> drops root (setpriv) so permissions apply.</summary>
-    public static ChildProcess Start(string project, bool stock, IEnumerable<string> extraArguments, bool asNobody = false)
+    /// <param name="launcher">A program and its arguments that start `dotnet` (e.g. with system calls made to fail); null: `dotnet` itself.</param>
+    public static ChildProcess Start(string project, bool stock, IEnumerable<string> extraArguments, bool asNobody = false, IReadOnlyList<string>? launcher = null)
     {
         var arguments = new List<string>
         {
@@ -142,6 +147,11 @@ public static class MSBuildProjects
         environment["DOTNET_SKIP_FIRST_TIME_EXPERIENCE"] = "1";
         environment["DOTNET_CLI_WORKLOAD_UPDATE_NOTIFY_DISABLE"] = "1";
         string folder = Path.GetDirectoryName(project)!;
+        if (launcher is { Count: > 0 })
+        {
+            return ChildProcess.Start(launcher[0], [.. launcher.Skip(1), "dotnet", .. arguments], folder, environment);
+        }
+
         if (!asNobody)
         {
             return ChildProcess.Start("dotnet", arguments, folder, environment);

@@ -162,7 +162,7 @@ internal static class UnixFiles
         _ => UnixErrors.ToException(errno, path),
     };
 
-    private static NotSupportedException NotARegularFile(string path, string kind)
+    private static NotARegularFileException NotARegularFile(string path, string kind)
         => new($"The source '{path}' is {kind}, not a regular file. The Copy task copies regular files (and /dev/null) only: reading {kind} may block forever or never end.");
 
     /// <summary>What kind of file cannot be copied, or null when it can.</summary>
@@ -178,6 +178,19 @@ internal static class UnixFiles
         _ => "not a regular file",
     };
 #endif
+}
+
+/// <summary>
+/// A source the engine will not read because reading it may block forever or never end (a FIFO, a device): a verdict
+/// on the source, not a fault of the engine, so <see cref="FallbackLadder"/> passes it on instead of reading it the
+/// stock task's way (which hangs, or fills the disk).
+/// </summary>
+internal sealed class NotARegularFileException : NotSupportedException
+{
+    public NotARegularFileException(string message)
+        : base(message)
+    {
+    }
 }
 
 /// <summary>See <see cref="UnixFiles.Probe"/>.</summary>

@@ -1,0 +1,213 @@
+using System;
+using System.Collections.Concurrent;
+using System.IO;
+using System.Threading;
+
+namespace Microsoft.Build.CopyOnWrite.Cloning;
+
+/// <summary>
+/// The one rule that keeps "no build that passes with MSBuild's own Copy fails with ours" true for errors nobody
+/// foresaw: when the engine fails for a file with anything at all (an error code it does not know, an exception type
+/// it does not expect, a native entry point that is missing), the file goes down a ladder of plainer ways, each
+/// keeping the strongest guarantee still possible, and fails only where the stock task's own way fails too.
+/// </summary>
+/// <remarks>
+/// <para>The rungs, in order:</para>
+/// <list type="number">
+/// <item>The engine (clone, else copy; atomic; never through links).</item>
+/// <item>The plain atomic copy: .NET's File.Copy, the call the stock task makes, into a new hidden file beside the
+/// destination, renamed over it. File.Copy has its own fallbacks (on Linux: clone, copy_file_range, sendfile, then
+/// read and write), so every fault of a faster call that the stock task survives, this rung survives too.</item>
+/// <item>Where no new file can be made beside the destination, or none renamed over it: the stock task's own way
+/// (delete the destination, errors ignored, then File.Copy to its name). Where the delete is refused too, the copy
+/// writes into the destination, as the stock task's does, but only into a regular file with one name: a hard or
+/// symbolic link is never written through (the error of rung 2 stands). This is the one rung that is not atomic.</item>
+/// </list>
+/// <para>
+/// What fails at the last rung it reaches fails with that rung's exception: File.Copy's, the one the stock task
+/// gets, so its codes, messages and retries follow. A full volume never goes below rung 2: the stock task would fail
+/// as well, and deleting or truncating the old destination would lose it (docs/guarantees.md).
+/// </para>
+/// <para>
+/// The success path pays nothing: a try block and one volatile read. After <see cref="FaultsBeforeSkipping"/> faults
+/// on one pair of volumes the engine is not asked there again in this process (each fault costs a failed attempt,
+/// a new file and often a retry of the same failure).
+/// </para>
+/// </remarks>
+internal sealed class FallbackLadder : ICloneEngine
+{
+    internal const int FaultsBeforeSkipping = 3;
+
+    private readonly ICloneEngine _engine;
+    private readonly IPlainFiles _files;
+    private readonly ConcurrentDictionary<(string Source, string Destination), int> _faultsByVolumes = new();
+    private volatile bool _anyFault;
+
+    public FallbackLadder(ICloneEngine engine, IPlainFiles files)
+    {
+        _engine = engine;
+        _files = files;
+    }
+
+    /// <summary>The engine this ladder falls back from.</summary>
+    public ICloneEngine Engine => _engine;
+
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    {
+        (string, string)? volumes = null;
+        if (_anyFault)
+        {
+            volumes = VolumesOf(sourcePath, destinationPath);
+            if (volumes is { } known && _faultsByVolumes.TryGetValue(known, out int faults) && faults >= FaultsBeforeSkipping)
+            {
+                return BelowTheEngine(sourcePath, destinationPath, EngineFault.Skipped(faults), cancellationToken);
+            }
+        }
+
+        EngineFault fault;
+        try
+        {
+            return _engine.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
+        }
+        catch (Exception e) when (IsFault(e))
+        {
+            fault = EngineFault.From(e);
+        }
+
+        CloneResult result = BelowTheEngine(sourcePath, destinationPath, fault, cancellationToken);
+
+        // Counted only now: where the plain way failed too (a source that cannot be read, a full disk), the engine
+        // was not at fault, and skipping it would only lose its clones and its checks.
+        _anyFault = true;
+        if ((volumes ?? VolumesOf(sourcePath, destinationPath)) is { } pair)
+        {
+            _faultsByVolumes.AddOrUpdate(pair, 1, (_, count) => count + 1);
+        }
+
+        return result;
+    }
+
+    /// <summary>
+    /// Everything but cancellation (the engine left nothing behind, and the build is ending), the engine's one verdict
+    /// on a source (a FIFO or device, which the stock task's way would read forever), and the runtime's own distress,
+    /// after which no rung can be trusted to run.
+    /// </summary>
+    private static bool IsFault(Exception e) => e is not (OperationCanceledException or NotARegularFileException or OutOfMemoryException or ThreadAbortException);
+
+    private CloneResult BelowTheEngine(string sourcePath, string destinationPath, EngineFault fault, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        _files.ThrowIfNotRegularFile(sourcePath); // the engine's verdict on FIFOs and devices holds here too, also where it was skipped
+        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        try
+        {
+            _files.CopyFile(sourcePath, temporaryPath, overwrite: false);
+        }
+        catch (Exception e) when (IsFault(e))
+        {
+            // Which step failed decides: where a new file can be made beside the destination, it was the content, which
+            // the stock task's copy writes the same way and would fail on too, so the old destination stays whole.
+            bool folderTakesNewFiles = _files.Exists(temporaryPath) || _files.CanCreate(temporaryPath);
+            _files.DeleteQuietly(temporaryPath);
+            if (IsVolumeFull(e) || folderTakesNewFiles)
+            {
+                throw;
+            }
+
+            _files.ThrowIfUnreadable(sourcePath); // the source, not the folder: the stock task's File.Copy opens it first too
+            return InPlace(sourcePath, destinationPath, fault, e, cancellationToken);
+        }
+
+        try
+        {
+            _files.MakeOwnerWritable(temporaryPath);
+            long bytes = _files.Length(temporaryPath);
+            _files.Replace(temporaryPath, destinationPath);
+            return CloneResult.Copied(bytes, FallbackReason.EngineFailed, fault.Describe());
+        }
+        catch (Exception e) when (IsFault(e))
+        {
+            _files.DeleteQuietly(temporaryPath);
+            if (IsVolumeFull(e))
+            {
+                throw;
+            }
+
+            return InPlace(sourcePath, destinationPath, fault, e, cancellationToken);
+        }
+    }
+
+    /// <summary>The stock task's way: delete (errors ignored), then File.Copy; into a file that could not be deleted only when it has one name.</summary>
+    private CloneResult InPlace(string sourcePath, string destinationPath, EngineFault fault, Exception atomicFailure, CancellationToken cancellationToken)
+    {
+        cancellationToken.ThrowIfCancellationRequested();
+        bool existed = _files.Exists(destinationPath);
+        bool kept = false;
+        if (existed)
+        {
+            _files.DeleteQuietly(destinationPath);
+            kept = _files.Exists(destinationPath);
+            if (kept && !_files.IsRegularFileWithOneName(destinationPath))
+            {
+                throw atomicFailure; // writing would change a link's target or another name's content
+            }
+        }
+
+        _files.CopyFile(sourcePath, destinationPath, overwrite: true);
+        _files.MakeOwnerWritable(destinationPath);
+        string how = !existed ? "copied to its name"
+            : kept ? "written in place, as the stock task writes a file it cannot delete"
+            : "deleted and copied again, as the stock task does";
+        string detail = $"{fault.Describe()}; no new file could be put in place ({Describe(atomicFailure)}), so it was {how}";
+        return CloneResult.Copied(_files.Length(destinationPath), FallbackReason.EngineFailed, detail, writtenInPlace: existed);
+    }
+
+    private (string, string)? VolumesOf(string sourcePath, string destinationPath)
+    {
+        try
+        {
+            return (_files.VolumeOf(Path.GetDirectoryName(sourcePath) ?? sourcePath), _files.VolumeOf(Path.GetDirectoryName(destinationPath) ?? destinationPath));
+        }
+        catch (Exception e) when (IsFault(e))
+        {
+            return null; // not counted: the engine is tried again there
+        }
+    }
+
+    /// <summary>No space or quota left (Linux and macOS errno, Windows HRESULT).</summary>
+    internal static bool IsVolumeFull(Exception e)
+    {
+        const int ENOSPC = 28, LinuxEDQUOT = 122, MacEDQUOT = 69;
+        const int ErrorHandleDiskFull = unchecked((int)0x80070027), ErrorDiskFull = unchecked((int)0x80070070);
+        return e is IOException && e.HResult is ENOSPC or LinuxEDQUOT or MacEDQUOT or ErrorHandleDiskFull or ErrorDiskFull;
+    }
+
+    internal static string Describe(Exception e) => $"{e.GetType().Name} 0x{e.HResult:X8}: {e.Message}";
+}
+
+/// <summary>What failed in the engine for one file: the step (the method that threw) and the error.</summary>
+internal readonly struct EngineFault
+{
+    private EngineFault(string step, string error)
+    {
+        Step = step;
+        Error = error;
+    }
+
+    public string Step { get; }
+
+    public string Error { get; }
+
+    public static EngineFault From(Exception e)
+    {
+        // The throwing method names the step without a word on the success path (every engine throws where it fails).
+        string step = e.TargetSite is { } method ? $"{method.DeclaringType?.Name}.{method.Name}" : "an unknown step";
+        return new EngineFault(step, FallbackLadder.Describe(e));
+    }
+
+    public static EngineFault Skipped(int faults)
+        => new("not tried", $"it failed {faults} times between these volumes in this process");
+
+    /// <summary>E.g. "our engine failed at LinuxCloneEngine.CloneOrCopyContent: IOException 0x00000005: Input/output error : '...'".</summary>
+    public string Describe() => $"our engine failed at {Step}: {Error}";
+}

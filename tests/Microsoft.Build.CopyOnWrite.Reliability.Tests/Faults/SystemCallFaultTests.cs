@@ -1,0 +1,140 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Faults;
+
+/// <summary>
+/// "No build that passes with MSBuild's own Copy fails with ours", held at the system-call layer: every call our
+/// engine and the stock path make for a new and an existing destination is made to fail, with the errors unusual
+/// file systems, FUSE, network shares and sandboxes give, for a real `dotnet msbuild` process on real XFS, btrfs and
+/// ext4 volumes (a seccomp filter, <see cref="SystemCallFaults"/>). MSBuild's own Copy and ours run the same project
+/// in the same state: 20 files into an empty folder, then 20 others over them. Where the stock task succeeds, ours
+/// succeeds with the same bytes, permission bits and times; where it fails, ours fails with the same codes and
+/// messages, leaves no file the stock task did not, and no temporary file.
+/// </summary>
+[TestClass]
+public sealed class SystemCallFaultTests
+{
+    private const int Files = 20;
+
+    /// <summary>Each fault: a name for the test and the rules of fail-system-calls.py.</summary>
+    private static readonly (string Name, string[] Rules)[] Faults =
+    [
+        ("clone EIO", [$"{SystemCallFaults.Clone}=EIO"]),
+        ("clone EAGAIN", [$"{SystemCallFaults.Clone}=EAGAIN"]),
+        ("clone ENOMEM", [$"{SystemCallFaults.Clone}=ENOMEM"]),
+        ("clone EBUSY", [$"{SystemCallFaults.Clone}=EBUSY"]),
+        ("clone, copy_file_range and sendfile ENOSPC", [$"{SystemCallFaults.Clone}=ENOSPC", "copy_file_range=ENOSPC", "sendfile=ENOSPC"]),
+        ("clone EOPNOTSUPP", [$"{SystemCallFaults.Clone}=EOPNOTSUPP"]),
+        ("clone EINVAL", [$"{SystemCallFaults.Clone}=EINVAL"]),
+        ("unnamed file EOPNOTSUPP", [$"{SystemCallFaults.UnnamedFile}=EOPNOTSUPP"]),
+        ("unnamed file EACCES", [$"{SystemCallFaults.UnnamedFile}=EACCES"]),
+        ("unnamed file EIO", [$"{SystemCallFaults.UnnamedFile}=EIO"]),
+        ("linkat ENOSYS", ["linkat=ENOSYS"]),
+        ("linkat EPERM", ["linkat=EPERM"]),
+        ("linkat EIO", ["linkat=EIO"]),
+        ("rename EPERM", ["rename=EPERM", "renameat=EPERM", "renameat2=EPERM"]),
+        ("rename EACCES", ["rename=EACCES", "renameat=EACCES", "renameat2=EACCES"]),
+        ("rename EBUSY", ["rename=EBUSY", "renameat=EBUSY", "renameat2=EBUSY"]),
+        ("rename EXDEV", ["rename=EXDEV", "renameat=EXDEV", "renameat2=EXDEV"]),
+        ("rename ENOSYS", ["rename=ENOSYS", "renameat=ENOSYS", "renameat2=ENOSYS"]),
+        ("statx ENOSYS", ["statx=ENOSYS"]),
+        ("copy_file_range ENOSYS", ["copy_file_range=ENOSYS"]),
+        ("sendfile EIO", ["sendfile=EIO"]),
+        ("fchmod EPERM", ["fchmod=EPERM"]),
+        ("fchmod EIO", ["fchmod=EIO"]),
+        ("futimens EPERM", ["utimensat=EPERM"]),
+        ("futimens EIO", ["utimensat=EIO"]),
+    ];
+
+    public static IEnumerable<object[]> FaultsOnEachVolume =>
+        from kind in new[] { "xfs", "btrfs", "ext4" }
+        from fault in Faults
+        select new object[] { kind, fault.Name };
+
+    public static string Describe(System.Reflection.MethodInfo method, object[] data) => $"{data[1]} on {data[0]}";
+
+    [TestMethod]
+    [DynamicData(nameof(FaultsOnEachVolume), DynamicDataDisplayName = nameof(Describe))]
+    public void A_failing_system_call_fails_our_Copy_only_where_it_fails_the_stock_Copy(string kind, string faultName)
+    {
+        string[] rules = Faults.Single(fault => fault.Name == faultName).Rules;
+        IReadOnlyList<string> launcher = SystemCallFaults.Launcher(rules);
+        string folder = LoopFileSystems.Require(kind).NewFolder("syscall-" + faultName.Replace(' ', '-').Replace(",", string.Empty));
+        string project = WriteTree(folder);
+
+        BuildRun stock = MSBuildProjects.Run(project, stock: true, TimeSpan.FromMinutes(2), launcher, "-p:Out=out-stock");
+        BuildRun ours = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), launcher, "-p:Out=out-ours");
+
+        string stockOut = Path.Combine(folder, "out-stock");
+        string oursOut = Path.Combine(folder, "out-ours");
+        Assert.IsTrue(ours.RanOurTask || ours.ExitCode != 0, $"our task must have run:\n{ours}");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder), "no temporary file is left, whatever failed");
+        if (stock.ExitCode == 0)
+        {
+            Assert.AreEqual(0, ours.ExitCode, $"the stock task succeeded here, so ours must:\n{ours}");
+            CollectionAssert.AreEqual(Array.Empty<string>(), ours.ErrorCodes.ToArray(), ours.ToString());
+            foreach (string name in SourceNames())
+            {
+                string source = Path.Combine(folder, "b", name);
+                string mine = Path.Combine(oursOut, name);
+                Assert.IsTrue(TestFiles.SameBytes(source, mine), $"{name}: the second source's bytes");
+                Assert.AreEqual(File.GetUnixFileMode(Path.Combine(stockOut, name)), File.GetUnixFileMode(mine), $"{name}: permission bits as the stock task's");
+                // Where the times cannot be set (futimens refused) both keep the time of their own copy, seconds apart.
+                if (File.GetLastWriteTimeUtc(Path.Combine(stockOut, name)) == File.GetLastWriteTimeUtc(source))
+                {
+                    Assert.AreEqual(File.GetLastWriteTimeUtc(source), File.GetLastWriteTimeUtc(mine), $"{name}: the source's last-write time, as the stock task gives it");
+                }
+
+            }
+
+            Assert.IsTrue(ours.WarningCodes.Count(code => code == "COW006") <= 1, $"the engine fault is a warning once per process:\n{ours}");
+            return;
+        }
+
+        Assert.AreNotEqual(0, ours.ExitCode, $"the stock task failed; ours must fail as well, not hide it:\n{ours}");
+        CollectionAssert.AreEquivalent(
+            stock.ErrorCodes.ToArray(),
+            ours.ErrorCodes.ToArray(),
+            $"the same errors as the stock task.\nstock:\n{stock}\nours:\n{ours}");
+        CollectionAssert.AreEquivalent(
+            stock.Diagnostics.Where(d => d.Kind == "error").Select(d => d.Message.Replace("out-stock", "out")).ToArray(),
+            ours.Diagnostics.Where(d => d.Kind == "error").Select(d => d.Message.Replace("out-ours", "out")).ToArray(),
+            $"the same error messages as the stock task.\nstock:\n{stock}\nours:\n{ours}");
+        string[] leftByStock = Directory.Exists(stockOut) ? Directory.GetFiles(stockOut).Select(path => Path.GetFileName(path)).ToArray() : [];
+        string[] leftByUs = Directory.Exists(oursOut) ? Directory.GetFiles(oursOut).Select(path => Path.GetFileName(path)).ToArray() : [];
+        CollectionAssert.IsSubsetOf(leftByUs, leftByStock, "ours leaves no file the stock task does not");
+    }
+
+    /// <summary>
+    /// Two sets of 20 sources of the same names (sizes from empty to 1 MiB, one read-only) and a project that copies the
+    /// first into $(Out), then the second over it, with one quick retry so that a failure does not take ten seconds.
+    /// </summary>
+    private static string WriteTree(string folder)
+    {
+        int[] sizes = [0, 1, 100, 4095, 4096, 4097, 65_536, 70_000, 1 << 20, 3, 12_345, 8192, 200_000, 512, 77, 131_072, 99_999, 5, 40_000, 300_000];
+        string[] names = SourceNames();
+        for (int i = 0; i < Files; i++)
+        {
+            TestFiles.Write(Path.Combine(folder, "a"), names[i], sizes[i], seed: i);
+            TestFiles.Write(Path.Combine(folder, "b"), names[i], sizes[(i + 7) % Files], seed: 100 + i);
+        }
+
+        File.SetUnixFileMode(Path.Combine(folder, "a", names[3]), UnixFileMode.UserRead | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
+        File.SetUnixFileMode(Path.Combine(folder, "b", names[3]), UnixFileMode.UserRead | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
+        return MSBuildProjects.Write(folder, "copy.proj", """
+              <Target Name="Build">
+                <ItemGroup><First Include="a/*.bin" /><Second Include="b/*.bin" /></ItemGroup>
+                <Copy SourceFiles="@(First)" DestinationFolder="$(Out)" Retries="1" RetryDelayMilliseconds="10" />
+                <Copy SourceFiles="@(Second)" DestinationFolder="$(Out)" Retries="1" RetryDelayMilliseconds="10" />
+              </Target>
+            """);
+    }
+
+    private static string[] SourceNames() => Enumerable.Range(0, Files).Select(i => $"file{i:00}.bin").ToArray();
+}
