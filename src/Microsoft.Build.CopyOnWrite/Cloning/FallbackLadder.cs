@@ -1,6 +1,8 @@
 using System;
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.IO;
+using System.Reflection;
 using System.Threading;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
@@ -98,7 +100,7 @@ internal sealed class FallbackLadder : ICloneEngine
     {
         cancellationToken.ThrowIfCancellationRequested();
         _files.ThrowIfNotRegularFile(sourcePath); // the engine's verdict on FIFOs and devices holds here too, also where it was skipped
-        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        string temporaryPath = _files.TemporaryPathBeside(destinationPath);
         try
         {
             _files.CopyFile(sourcePath, temporaryPath, overwrite: false);
@@ -166,7 +168,7 @@ internal sealed class FallbackLadder : ICloneEngine
     {
         try
         {
-            return (_files.VolumeOf(Path.GetDirectoryName(sourcePath) ?? sourcePath), _files.VolumeOf(Path.GetDirectoryName(destinationPath) ?? destinationPath));
+            return (_files.VolumeOf(sourcePath), _files.VolumeOf(destinationPath));
         }
         catch (Exception e) when (IsFault(e))
         {
@@ -200,9 +202,25 @@ internal readonly struct EngineFault
 
     public static EngineFault From(Exception e)
     {
-        // The throwing method names the step without a word on the success path (every engine throws where it fails).
-        string step = e.TargetSite is { } method ? $"{method.DeclaringType?.Name}.{method.Name}" : "an unknown step";
+        // The stack names the step without a word on the success path: the engine's own method that was running, and
+        // where it differs, the method that threw (a native call, a helper).
+        string? thrower = e.TargetSite is { } method ? Name(method) : null;
+        string? engineStep = null;
+        foreach (StackFrame frame in new StackTrace(e).GetFrames() ?? Array.Empty<StackFrame>())
+        {
+            if (frame.GetMethod() is { DeclaringType: { } type } candidate && typeof(ICloneEngine).IsAssignableFrom(type) && type != typeof(FallbackLadder))
+            {
+                engineStep = Name(candidate);
+                break;
+            }
+        }
+
+        string step = engineStep is null ? thrower ?? "an unknown step"
+            : thrower is null || thrower == engineStep ? engineStep
+            : $"{engineStep} (in {thrower})";
         return new EngineFault(step, FallbackLadder.Describe(e));
+
+        static string Name(MethodBase method) => $"{method.DeclaringType?.Name}.{method.Name}";
     }
 
     public static EngineFault Skipped(int faults)

@@ -41,8 +41,11 @@ internal interface IPlainFiles
     /// <summary>A regular file with one name: writing into it changes no other name's content and no link's target.</summary>
     bool IsRegularFileWithOneName(string path);
 
-    /// <summary>An identity of the volume that holds <paramref name="folder"/>, equal for two folders on one volume.</summary>
-    string VolumeOf(string folder);
+    /// <summary>A hidden new name beside <paramref name="destinationPath"/>, in its folder (<see cref="AtomicFile.TemporaryPathBeside"/>).</summary>
+    string TemporaryPathBeside(string destinationPath);
+
+    /// <summary>An identity of the volume that holds the folder of <paramref name="path"/>, equal for two files on one volume.</summary>
+    string VolumeOf(string path);
 }
 
 /// <summary>The real <see cref="IPlainFiles"/>: .NET's file APIs, and for link counts and volumes one stat per OS.</summary>
@@ -129,8 +132,11 @@ internal sealed class PlainFiles : IPlainFiles
         return false;
     }
 
-    public string VolumeOf(string folder)
+    public string TemporaryPathBeside(string destinationPath) => AtomicFile.TemporaryPathBeside(destinationPath);
+
+    public string VolumeOf(string path)
     {
+        string folder = Path.GetDirectoryName(path) ?? path;
 #if NET
         if (OperatingSystem.IsLinux())
         {

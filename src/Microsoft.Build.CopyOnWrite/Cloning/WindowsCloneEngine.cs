@@ -669,12 +669,32 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         return WindowsErrors.ToException(error, destinationPath);
     }
 
-    /// <summary>Best effort, for a failure already being reported; a read-only leftover is made deletable first.</summary>
+    /// <summary>
+    /// Best effort, for a failure already being reported, and never a failure of its own: a read-only leftover is made
+    /// deletable, and a delete that fails otherwise (a scanner holding the new file a moment, an error nobody foresaw)
+    /// is tried once more. Only the failure path pays for it.
+    /// </summary>
     private void DeleteTemporary(string temporaryPath)
     {
-        if (_files.Delete(temporaryPath) == WindowsErrors.AccessDenied && _files.SetAttributes(temporaryPath, WindowsCloneDecisions.FileAttributeNormal) == 0)
+        for (int attempt = 0; attempt < 2; attempt++)
         {
-            _files.Delete(temporaryPath);
+            try
+            {
+                int error = _files.Delete(temporaryPath);
+                if (error is 0 or WindowsErrors.FileNotFound or WindowsErrors.PathNotFound)
+                {
+                    return;
+                }
+
+                if (error == WindowsErrors.AccessDenied)
+                {
+                    _files.SetAttributes(temporaryPath, WindowsCloneDecisions.FileAttributeNormal);
+                }
+            }
+            catch (Exception e) when (e is not OutOfMemoryException)
+            {
+                // As for an error code: once more, then leave it (docs/guarantees.md, "Not guaranteed").
+            }
         }
     }
 

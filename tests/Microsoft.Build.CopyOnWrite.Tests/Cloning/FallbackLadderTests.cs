@@ -388,7 +388,9 @@ public sealed class FallbackLadderTests
 
         public bool IsRegularFileWithOneName(string path) => Ask() && _real.IsRegularFileWithOneName(path);
 
-        public string VolumeOf(string folder) => Ask() ? _real.VolumeOf(folder) : string.Empty;
+        public string TemporaryPathBeside(string destinationPath) => Ask() ? _real.TemporaryPathBeside(destinationPath) : string.Empty;
+
+        public string VolumeOf(string path) => Ask() ? _real.VolumeOf(path) : string.Empty;
 
         private bool Ask()
         {
