@@ -116,6 +116,39 @@ public sealed class PredictTests
         Assert.IsNull(forecast.BestMove, "everything already clones here");
     }
 
+    /// <summary>
+    /// On XFS MSBuild's own Copy clones already (.NET's File.Copy asks for a clone first on Linux): predict must count
+    /// those files as clones already, claim no disk for them, and say what our SDK adds there instead.
+    /// </summary>
+    [TestMethod]
+    public void A_stock_build_on_XFS_where_File_Copy_clones_already_claims_no_disk_saving_and_says_what_the_SDK_adds()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        string folder = xfs.NewFolder("predict-xfs-stock");
+        WriteProject(folder, """<ItemGroup><None Include="@(DataFile)" CopyToOutputDirectory="PreserveNewest" /></ItemGroup>""", DataFiles.Select(d => d.Name));
+        foreach ((string name, int bytes) in DataFiles)
+        {
+            File.WriteAllBytes(Path.Combine(folder, name), RandomNumberGenerator.GetBytes(bytes));
+        }
+
+        string log = Build(folder, "xfs-stock.binlog");
+        CopyForecast forecast = PredictCommand.Forecast(log);
+        string text = ForecastReport.Text(forecast);
+
+        // The premise, from the file system: the stock task's copy of model.bin shares its source's blocks.
+        ProcessResult extents = ProcessRunner.Run("filefrag", "-v", Path.Combine(folder, "bin", "Debug", "net10.0", "model.bin"));
+        StringAssert.Contains(extents.Output, "shared", "MSBuild's own Copy cloned on XFS");
+        Assert.AreEqual(0, forecast.OurCopyTasks, "MSBuild's own Copy task");
+        Assert.AreEqual(0, forecast.Clonable, text);
+        Assert.AreEqual(0L, forecast.OutputBytes, "clones take no disk of their own:\n" + text);
+        Assert.AreEqual(DataFiles.Count(d => d.Bytes > 0) + 2, forecast.AlreadyCloned, "the data files, Lib.dll and Lib.pdb:\n" + text);
+        Assert.IsTrue(forecast.Pairs.Single().AlreadyClones, text);
+        Assert.IsNull(forecast.BestMove, text);
+        StringAssert.Contains(ForecastReport.Move(forecast), "are clones already");
+        StringAssert.Contains(ForecastReport.Move(forecast), "would save no disk or time here");
+        StringAssert.Contains(text, "atomic replace");
+    }
+
     [TestMethod]
     public void The_ceiling_counts_overlapping_copies_once()
     {
