@@ -97,12 +97,7 @@ public sealed class PredictTests
     public void A_build_on_btrfs_copies_within_one_volume_that_the_volume_component_finds_clones_and_no_move_is_needed()
     {
         LoopFileSystem btrfs = LoopFileSystems.Btrfs;
-        string folder = btrfs.NewFolder("predict-btrfs");
-        WriteProject(folder, """<ItemGroup><None Include="@(DataFile)" CopyToOutputDirectory="PreserveNewest" /></ItemGroup>""", DataFiles.Select(d => d.Name));
-        foreach ((string name, int bytes) in DataFiles)
-        {
-            File.WriteAllBytes(Path.Combine(folder, name), RandomNumberGenerator.GetBytes(bytes));
-        }
+        string folder = DataFilesProject(btrfs.NewFolder("predict-btrfs"));
 
         CopyForecast forecast = PredictCommand.Forecast(Build(folder, "btrfs.binlog"));
 
@@ -124,12 +119,7 @@ public sealed class PredictTests
     public void A_stock_build_on_XFS_where_File_Copy_clones_already_claims_no_disk_saving_and_says_what_the_SDK_adds()
     {
         LoopFileSystem xfs = LoopFileSystems.Xfs;
-        string folder = xfs.NewFolder("predict-xfs-stock");
-        WriteProject(folder, """<ItemGroup><None Include="@(DataFile)" CopyToOutputDirectory="PreserveNewest" /></ItemGroup>""", DataFiles.Select(d => d.Name));
-        foreach ((string name, int bytes) in DataFiles)
-        {
-            File.WriteAllBytes(Path.Combine(folder, name), RandomNumberGenerator.GetBytes(bytes));
-        }
+        string folder = DataFilesProject(xfs.NewFolder("predict-xfs-stock"));
 
         string log = Build(folder, "xfs-stock.binlog");
         CopyForecast forecast = PredictCommand.Forecast(log);
@@ -239,6 +229,18 @@ public sealed class PredictTests
             </Target>
             """, DataFiles.Select(d => d.Name));
         return (folder, Build(folder, "first.binlog"), Build(folder, "second.binlog"));
+    }
+
+    /// <summary>In <paramref name="folder"/>, the data files and a project that copies them to its output; returns the folder.</summary>
+    private static string DataFilesProject(string folder)
+    {
+        WriteProject(folder, """<ItemGroup><None Include="@(DataFile)" CopyToOutputDirectory="PreserveNewest" /></ItemGroup>""", DataFiles.Select(d => d.Name));
+        foreach ((string name, int bytes) in DataFiles)
+        {
+            File.WriteAllBytes(Path.Combine(folder, name), RandomNumberGenerator.GetBytes(bytes));
+        }
+
+        return folder;
     }
 
     private static void WriteProject(string folder, string body, IEnumerable<string>? dataFiles = null)
