@@ -147,6 +147,30 @@ public sealed class DoctorCommandTests
         StringAssert.Contains(output, $"git clone <repository> {btrfs.MountPoint}/src/<name>");
     }
 
+    [TestMethod]
+    public void On_ext4_with_nothing_of_the_build_on_a_volume_that_clones_it_proposes_the_one_with_the_most_free_space_and_says_so()
+    {
+        LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
+        LoopFileSystem xfs = LoopFileSystems.Xfs; // two volumes that clone, both mounted before the doctor looks
+        LoopFileSystem btrfs = LoopFileSystems.Btrfs;
+        string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
+
+        (int exit, string output) = Doctor(repository);
+
+        Assert.AreEqual(0, exit, output);
+        // Other volumes of this machine that clone may be proposed too: the one named must have the most free space.
+        System.Text.RegularExpressions.Match named = System.Text.RegularExpressions.Regex.Match(output, @"put the repository and the package cache on (\S+) \((xfs|btrfs)\), which has the most free space of them \(");
+        Assert.IsTrue(named.Success, "no proposal by free space:\n" + output);
+        string proposed = named.Groups[1].Value;
+        long slack = 64L << 20; // other tests may write meanwhile
+        foreach (LoopFileSystem candidate in new[] { xfs, btrfs })
+        {
+            Assert.IsTrue(new DriveInfo(proposed).AvailableFreeSpace + slack >= new DriveInfo(candidate.MountPoint).AvailableFreeSpace, $"{proposed} was proposed, but {candidate.MountPoint} has more free space:\n{output}");
+        }
+
+        StringAssert.Contains(output, $"git clone <repository> {proposed}/src/<name>");
+    }
+
     private static (int Exit, string Output) Doctor(params string[] arguments)
     {
         var output = new StringWriter();
