@@ -7,19 +7,102 @@ using Microsoft.Build.CopyOnWrite.Doctor;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// The folders a build of a repository copies between, found without building it: the repository, its outputs
-/// (OutDir and IntermediateOutputPath of its first project as MSBuild evaluates them; else artifacts/, else that
-/// project's bin/ and obj/), NuGet's package
+/// The folders a build of a repository copies between, found without building it: the repository (the nearest folder
+/// with a Directory.Build.props at or above what the user named, as the CopyOnWriteDoctor target takes it), its outputs
+/// (OutDir and IntermediateOutputPath of the project named, else the first one of the solution named, else the first
+/// one in the folder named, as MSBuild evaluates them; else artifacts/, else that project's bin/ and obj/), NuGet's package
 /// cache and fallback folders as NuGet itself resolves them there (NUGET_PACKAGES, NuGet.config, the default), the
 /// .NET installation the `dotnet` on PATH runs from, and the temp folder.
 /// </summary>
 internal static class BuildFolders
 {
-    public static IReadOnlyList<CheckedFolder> Of(string repository, IEnumerable<string> others)
+    /// <summary>
+    /// From what the user named (a folder, a solution or a project file), the repository and the project whose outputs
+    /// are checked; false with the problem, said as a sentence, when there is no such file or folder or no project.
+    /// </summary>
+    public static bool TryFindProject(string named, out string repository, out string? project, out string? problem)
+    {
+        string path = Path.GetFullPath(named);
+        repository = path;
+        project = null;
+        problem = null;
+        string start;
+        if (File.Exists(path))
+        {
+            start = Path.GetDirectoryName(path)!;
+            string extension = Path.GetExtension(path).ToLowerInvariant();
+            if (extension is ".sln" or ".slnx")
+            {
+                project = SolutionProjects(path).FirstOrDefault(File.Exists);
+                if (project is null)
+                {
+                    problem = "no project found in this solution (it lists no .csproj, .fsproj or .vbproj that exists); name a solution with projects, or a project file.";
+                    return false;
+                }
+            }
+            else if (extension.EndsWith("proj", StringComparison.Ordinal))
+            {
+                project = path;
+            }
+            else
+            {
+                problem = "not a solution (.sln, .slnx) or a project file; name one of those, or the repository's folder.";
+                return false;
+            }
+        }
+        else if (Directory.Exists(path))
+        {
+            start = path;
+            project = FirstProject(path);
+            if (project is null)
+            {
+                problem = "no project found (no .csproj, .fsproj or .vbproj in this folder or three folders below it); name the repository's folder, a solution or a project file.";
+                return false;
+            }
+        }
+        else
+        {
+            problem = "no such file or folder; name the repository's folder, a solution or a project file (or run it in the repository).";
+            return false;
+        }
+
+        repository = RepositoryRoot(start);
+        return true;
+    }
+
+    /// <summary>The nearest folder at or above <paramref name="start"/> with a Directory.Build.props (MSBuild's DirectoryBuildPropsPath), else <paramref name="start"/>.</summary>
+    internal static string RepositoryRoot(string start)
+    {
+        for (DirectoryInfo? folder = new(start); folder is not null; folder = folder.Parent)
+        {
+            if (File.Exists(Path.Combine(folder.FullName, "Directory.Build.props")))
+            {
+                return folder.FullName;
+            }
+        }
+
+        return start;
+    }
+
+    /// <summary>The project files a .sln (Project(...) = "Name", "path", ...) or .slnx (&lt;Project Path="path" /&gt;) lists, as full paths, in its order.</summary>
+    internal static IEnumerable<string> SolutionProjects(string solution)
+    {
+        string folder = Path.GetDirectoryName(solution)!;
+        string text = File.ReadAllText(solution);
+        System.Text.RegularExpressions.Regex pattern = solution.EndsWith(".slnx", StringComparison.OrdinalIgnoreCase)
+            ? new(@"<Project\s[^>]*Path=""([^""]+)""")
+            : new(@"^Project\(""[^""]*""\)\s*=\s*""[^""]*""\s*,\s*""([^""]+)""", System.Text.RegularExpressions.RegexOptions.Multiline);
+        return pattern.Matches(text)
+            .Select(match => match.Groups[1].Value.Replace('\\', Path.DirectorySeparatorChar).Replace('/', Path.DirectorySeparatorChar))
+            .Where(relative => Path.GetExtension(relative) is ".csproj" or ".fsproj" or ".vbproj")
+            .Select(relative => Path.GetFullPath(Path.Combine(folder, relative)));
+    }
+
+    public static IReadOnlyList<CheckedFolder> Of(string repository, string project, IEnumerable<string> others)
     {
         repository = Path.GetFullPath(repository);
         var folders = new List<CheckedFolder> { new(FolderRole.Repository, repository) };
-        folders.AddRange(Outputs(repository));
+        folders.AddRange(Outputs(project));
         if (PackageCache(repository) is string cache)
         {
             folders.Add(new CheckedFolder(FolderRole.PackageCache, cache));
@@ -36,21 +119,20 @@ internal static class BuildFolders
         return folders;
     }
 
-    private static IEnumerable<CheckedFolder> Outputs(string repository)
+    private static IEnumerable<CheckedFolder> Outputs(string project)
     {
-        string? project = FirstProject(repository);
-        if (project is not null && OutputsAsMSBuildSaysThem(project) is (string output, string intermediate))
+        if (OutputsAsMSBuildSaysThem(project) is (string output, string intermediate))
         {
             return [new CheckedFolder(FolderRole.BuildOutput, output), new CheckedFolder(FolderRole.IntermediateOutput, intermediate)];
         }
 
-        string artifacts = Path.Combine(repository, "artifacts");
+        string artifacts = Path.Combine(RepositoryRoot(Path.GetDirectoryName(project)!), "artifacts");
         if (Directory.Exists(artifacts))
         {
             return [new CheckedFolder(FolderRole.BuildOutput, artifacts)];
         }
 
-        string projectFolder = project is null ? repository : Path.GetDirectoryName(project)!;
+        string projectFolder = Path.GetDirectoryName(project)!;
         return [new CheckedFolder(FolderRole.BuildOutput, Path.Combine(projectFolder, "bin")), new CheckedFolder(FolderRole.IntermediateOutput, Path.Combine(projectFolder, "obj"))];
     }
 

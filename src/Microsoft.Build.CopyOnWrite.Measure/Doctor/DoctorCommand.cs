@@ -20,7 +20,8 @@ internal static class DoctorCommand
     {
         var folders = new Argument<string[]>("FOLDER")
         {
-            Description = "The repository (default: the current folder), then any other folders to check (a drive you could build on).",
+            Description = "The repository, a folder in it, a solution (.sln, .slnx) or a project file (default: the current folder), then any other folders to check (a drive you could build on). "
+                + "The repository is the nearest folder at or above it with a Directory.Build.props, as the CopyOnWriteDoctor target takes it.",
             Arity = ArgumentArity.ZeroOrMore,
         };
         var json = new Option<string?>("--json") { Description = "Also write the check as JSON to this file.", HelpName = "FILE" };
@@ -40,14 +41,15 @@ internal static class DoctorCommand
 
     public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error)
     {
-        string repository = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
-        if (!Directory.Exists(repository))
+        string named = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
+        if (!BuildFolders.TryFindProject(named, out string repository, out string? project, out string? problem))
         {
-            error.WriteLine($"dotnet-cow-measure: doctor {repository}: no such folder; name the repository's folder (or run it there).");
+            error.WriteLine($"dotnet-cow-measure: doctor {named}: {problem}");
             return Program.BadInput;
         }
 
-        DoctorCheck check = DoctorCheck.Run(BuildFolders.Of(repository, folders.Length > 1 ? folders[1..] : []), VolumeCatalog.Fresh(), AdviceOSes.ThisProcess);
+        DoctorCheck check = DoctorCheck.Run(BuildFolders.Of(repository, project!, folders.Length > 1 ? folders[1..] : []), VolumeCatalog.Fresh(), AdviceOSes.ThisProcess);
+        output.WriteLine($"Repository: {repository} (the nearest folder with a Directory.Build.props, else the folder named); outputs: those of {project}.");
         foreach (string line in DoctorReport.Lines(check))
         {
             output.WriteLine(line);

@@ -10,12 +10,17 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 /// <param name="Files">Regular files of at least one byte: each would be a clone on one clone-capable volume.</param>
 /// <param name="SmallFiles">Those of them below <see cref="CopyForecast.NoGainBytes"/>: a clone saves no time there.</param>
 /// <param name="Where">What the source folder is, when it is one a user can name (the NuGet package cache, the .NET installation).</param>
-internal sealed record VolumePair(BuildVolume Source, BuildVolume Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where)
+/// <param name="AlreadyCloned">Files of the pair the build's own Copy already cloned: the volume clones and MSBuild's own
+/// Copy clones there too (File.Copy on Linux and macOS, CopyFile on a Windows 11 24H2 Dev Drive), or the Copy was ours.</param>
+internal sealed record VolumePair(BuildVolume Source, BuildVolume Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where, int AlreadyCloned = 0)
 {
     public bool SameVolume => Source.Key == Destination.Key;
 
     /// <summary>Source and destination already share a volume that clones: nothing to move.</summary>
     public bool ClonesHere => SameVolume && Source.CanClone == true;
+
+    /// <summary>Every file of the pair was already a clone: the build's Copy cloned them, so our SDK saves no disk or time here.</summary>
+    public bool AlreadyClones => Files > 0 && AlreadyCloned == Files;
 }
 
 /// <summary>Copy time and files of one project.</summary>
@@ -29,6 +34,8 @@ internal sealed record CopyForecast(
     int CopyTasks,
     int OurCopyTasks,
     int Written,
+    int AlreadyCloned,
+    long AlreadyClonedBytes,
     int Clonable,
     long ClonableBytes,
     int Small,
@@ -61,7 +68,7 @@ internal sealed record CopyForecast(
     public static CopyForecast From(BuildCopies build, VolumeCatalog catalog)
     {
         var volumes = new FileVolumes(catalog);
-        var counted = new List<(FileCopy Copy, FileOnDisk Source, FileOnDisk Destination)>();
+        var counted = new List<(FileCopy Copy, FileOnDisk Source, FileOnDisk Destination, bool Ours)>();
         int written = 0, linked = 0, notOnDisk = 0, notRegular = 0, empty = 0;
         foreach (CopyTaskRun run in build.CopyTasks)
         {
@@ -91,11 +98,27 @@ internal sealed record CopyForecast(
                 }
                 else
                 {
-                    counted.Add((copy, source, destination));
+                    counted.Add((copy, source, destination, run.Ours));
                 }
             }
         }
 
+        // What the build's Copy already cloned: within one volume that clones, by a Copy that clones there (ours, or
+        // MSBuild's own where File.Copy / CopyFile clones: the volume component's StockCopyClones). A clone of it by
+        // our SDK would save no disk and no time; what it adds there is knowing, reporting and atomic replace.
+        bool AlreadyClone((FileCopy Copy, FileOnDisk Source, FileOnDisk Destination, bool Ours) c)
+        {
+            if (c.Source.Volume != c.Destination.Volume)
+            {
+                return false;
+            }
+
+            BuildVolume volume = volumes.Describe(c.Source.Volume);
+            return volume.CanClone == true && (c.Ours || volume.Facts.StockCopyClones == true);
+        }
+
+        var already = counted.Where(AlreadyClone).ToList();
+        var toClone = counted.Where(c => !AlreadyClone(c)).ToList();
         string? packageCache = PackageCache();
         string? dotnetRoot = DotnetRoot();
         var pairs = counted
@@ -105,15 +128,16 @@ internal sealed record CopyForecast(
                 var small = g.Where(c => c.Destination.Size < NoGainBytes).ToList();
                 return new VolumePair(
                     volumes.Describe(g.Key.Item1), volumes.Describe(g.Key.Item2), g.Count(), g.Sum(c => c.Destination.Size),
-                    small.Count, small.Sum(c => c.Destination.Size), NameOf(g.Select(c => c.Copy.Source), packageCache, dotnetRoot));
+                    small.Count, small.Sum(c => c.Destination.Size), NameOf(g.Select(c => c.Copy.Source), packageCache, dotnetRoot), g.Count(AlreadyClone));
             })
             .ToList();
 
         // Each destination takes its space once, however often the build wrote it.
-        long outputBytes = counted.GroupBy(c => c.Copy.Destination, StringComparer.Ordinal).Sum(g => g.First().Destination.Size);
+        // Files that are clones already take no space of their own, and stay out.
+        long outputBytes = toClone.GroupBy(c => c.Copy.Destination, StringComparer.Ordinal).Sum(g => g.First().Destination.Size);
 
-        // The copied bytes this forecast counts, by destination, for the per-project table.
-        var clonable = counted.Select(c => c.Copy).ToHashSet();
+        // The copied bytes this forecast counts (not those already cloned), by destination, for the per-project table.
+        var clonable = toClone.Select(c => c.Copy).ToHashSet();
         var projects = build.CopyTasks
             .GroupBy(r => r.Project, StringComparer.Ordinal)
             .Select(g => new ProjectCopies(
@@ -132,10 +156,12 @@ internal sealed record CopyForecast(
             build.CopyTasks.Count,
             build.CopyTasks.Count(r => r.Ours),
             written,
-            counted.Count,
-            counted.Sum(c => c.Destination.Size),
-            counted.Count(c => c.Destination.Size < NoGainBytes),
-            counted.Where(c => c.Destination.Size < NoGainBytes).Sum(c => c.Destination.Size),
+            already.Count,
+            already.Sum(c => c.Destination.Size),
+            toClone.Count,
+            toClone.Sum(c => c.Destination.Size),
+            toClone.Count(c => c.Destination.Size < NoGainBytes),
+            toClone.Where(c => c.Destination.Size < NoGainBytes).Sum(c => c.Destination.Size),
             empty,
             linked,
             build.CopyTasks.Sum(r => r.SkippedUnchanged),

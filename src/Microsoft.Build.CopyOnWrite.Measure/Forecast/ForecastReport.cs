@@ -24,12 +24,13 @@ internal static class ForecastReport
         var rows = new List<string[]>
         {
             new[] { "files written by Copy", $"{f.Written}", $"(and {f.Linked} linked, {f.SkippedUnchanged} skipped as up to date: no work for a clone)" },
-            new[] { "would clone", $"{f.Clonable} files, {MiB(f.ClonableBytes)}", "if source and destination were on one clone-capable volume" },
+            new[] { "already clones", $"{f.AlreadyCloned} files, {MiB(f.AlreadyClonedBytes)}", f.AlreadyCloned == 0 ? "none: no Copy of this build cloned" : AlreadyText(f) },
+            new[] { "would clone", $"{f.Clonable} files, {MiB(f.ClonableBytes)}", "copied today; clones if source and destination were on one clone-capable volume, with our Copy" },
             new[] { $"  of them up to {Kib(CopyForecast.NoGainBytes - 1)}", $"{f.Small} files, {MiB(f.SmallBytes)}", "a clone saves them no time (docs/benchmarks.md), only disk space" },
             new[] { "not counted", $"{f.Empty + f.NotOnDisk + f.NotRegular} files", $"({f.Empty} empty, {f.NotOnDisk} no longer on disk, {f.NotRegular} not regular files)" },
             new[] { "time in Copy", MeasurementReport.Ms(f.CopyMilliseconds), $"summed over the {f.CopyTasks} tasks (MSBuild's performance summary adds up the same)" },
             new[] { "ceiling on time saved", $"{MeasurementReport.Ms(f.CopyWallMilliseconds)} of {Seconds(f.WallSeconds)} ({Percent(f.CopyWallMilliseconds / 1000, f.WallSeconds)})", "wall time while a Copy with files to clone ran: the Copy on the critical path lies within it" },
-            new[] { "disk the copies take", MiB(f.OutputBytes), "what the copied outputs would stop taking as clones (each destination once)" },
+            new[] { "disk the copies take", MiB(f.OutputBytes), "what the copied outputs would stop taking as clones (each destination once; files already cloned take none and are not counted)" },
         };
         Align(text, rows, "  ");
 
@@ -65,9 +66,12 @@ internal static class ForecastReport
         long total = f.ClonableBytes;
         if (best is null)
         {
-            return total == 0
-                ? "none: the build copied nothing a clone could take over."
-                : $"none: all {MiB(total)} are copied within a volume that clones ({string.Join(", ", f.Pairs.Select(p => Volume(p.Source)).Distinct())}).";
+            string within = string.Join(", ", f.Pairs.Select(p => Volume(p.Source)).Distinct());
+            return total > 0
+                ? $"none: all {MiB(total)} are copied within a volume that clones ({within}), by a Copy that does not clone there: our Copy would clone them."
+                : f.AlreadyCloned > 0
+                    ? $"none: the {MiB(f.AlreadyClonedBytes)} the build copied are clones already ({within}); our SDK would save no disk or time here, it adds knowing and reporting what cloned, Required on CI, and atomic replace."
+                    : "none: the build copied nothing a clone could take over.";
         }
 
         string share = $"{MiB(best.Bytes)} of {MiB(total)}";
@@ -103,13 +107,14 @@ internal static class ForecastReport
                 filesWritten = f.Written,
                 f.Linked,
                 f.SkippedUnchanged,
+                alreadyClones = new { files = f.AlreadyCloned, bytes = f.AlreadyClonedBytes },
                 wouldClone = new { files = f.Clonable, bytes = f.ClonableBytes },
                 noGain = new { atMostBytes = CopyForecast.NoGainBytes - 1, files = f.Small, bytes = f.SmallBytes },
                 notCounted = new { empty = f.Empty, notOnDisk = f.NotOnDisk, notRegular = f.NotRegular },
                 copyMilliseconds = f.CopyMilliseconds,
                 ceilingMilliseconds = f.CopyWallMilliseconds,
                 outputBytes = f.OutputBytes,
-                pairs = f.PairsByGain.Select(p => new { source = p.Source, destination = p.Destination, p.Where, p.Files, p.Bytes, p.SmallFiles, p.SmallBytes, p.SameVolume, p.ClonesHere }),
+                pairs = f.PairsByGain.Select(p => new { source = p.Source, destination = p.Destination, p.Where, p.Files, p.Bytes, p.SmallFiles, p.SmallBytes, p.SameVolume, p.ClonesHere, p.AlreadyCloned, p.AlreadyClones }),
                 bestMove = Move(f),
                 projects = f.Projects,
             },
@@ -120,11 +125,18 @@ internal static class ForecastReport
                 DefaultIgnoreCondition = JsonIgnoreCondition.Never,
             });
 
-    private static string Today(VolumePair p) => p.ClonesHere
-        ? "yes"
+    private static string Today(VolumePair p) => p.AlreadyClones
+        ? "yes, already: the build's Copy cloned them"
+        : p.ClonesHere
+        ? p.AlreadyCloned > 0 ? $"{p.AlreadyCloned} of {p.Files} already; the volume clones" : "the volume clones; the build's Copy copied"
         : p.SameVolume
             ? p.Source.CanClone == false ? $"no: {p.Source.FileSystem} cannot clone" : $"unknown ({p.Source.Evidence})"
             : "no: two volumes";
+
+    /// <summary>Why files are clones already, and what our SDK adds where they are: no disk, no time.</summary>
+    private static string AlreadyText(CopyForecast f)
+        => (f.OurCopyTasks == f.CopyTasks ? "our Copy cloned them" : "the build's Copy cloned them (MSBuild's own Copy clones there: File.Copy on Linux and macOS, CopyFile on a Windows 11 24H2 Dev Drive)")
+            + ": our SDK saves no disk or time on them; it adds knowing and reporting what cloned, Required on CI, atomic replace";
 
     private static string Volume(BuildVolume v) => $"{v.MountPoint} ({v.FileSystem}{(OperatingSystem.IsLinux() ? ", dev " + v.Key : string.Empty)})";
 

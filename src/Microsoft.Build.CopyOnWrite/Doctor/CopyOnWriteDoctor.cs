@@ -18,6 +18,12 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
     /// <summary>Error: CopyOnWriteDoctorRequireClone=true and the repository cannot clone what it builds.</summary>
     public const string CannotCloneCode = "COW005";
 
+    /// <summary>
+    /// Warning: the doctor's report. A warning, not messages: the terminal logger shows no message at its default
+    /// verbosity, and a report asked for must print there too (Sdk.targets keeps it from becoming an error).
+    /// </summary>
+    public const string ReportCode = "COW007";
+
     /// <summary>The folders to check, each with metadata Role: Repository, BuildOutput, IntermediateOutput, PackageCache, PackageFallbackFolder, DotnetInstallation.</summary>
     [Required]
     public ITaskItem[] Folders { get; set; } = [];
@@ -49,10 +55,8 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
 
         folders.Add(new CheckedFolder(FolderRole.TempFolder, Path.GetTempPath()));
         DoctorCheck check = DoctorCheck.Run(folders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess);
-        foreach (string line in DoctorReport.Lines(check))
-        {
-            Log.LogMessage(MessageImportance.High, "{0}", line);
-        }
+        Log.LogWarning(subcategory: null, warningCode: ReportCode, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0,
+            message: "{0}", string.Join("\n", DoctorReport.Lines(check)));
 
         if (!string.IsNullOrEmpty(JsonFile))
         {

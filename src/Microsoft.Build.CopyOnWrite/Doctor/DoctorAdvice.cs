@@ -21,7 +21,7 @@ internal static class DoctorAdvice
         {
             string where = clonesElsewhere.Count == 0
                 ? "Put the repository on a volume that clones."
-                : $"This machine already has {(clonesElsewhere.Count == 1 ? "a volume" : "volumes")} that clone{(clonesElsewhere.Count == 1 ? "s" : string.Empty)}: {string.Join(", ", clonesElsewhere.Select(Name))}; put the repository and the package cache there.";
+                : $"This machine already has {(clonesElsewhere.Count == 1 ? "a volume" : "volumes")} that clone{(clonesElsewhere.Count == 1 ? "s" : string.Empty)}: {string.Join(", ", clonesElsewhere.Select(Name))}; put the repository and the package cache on {Name(clonesElsewhere[0])}{WhyThere(clonesElsewhere, folders)}.";
             yield return new Finding(
                 Severity.Error,
                 $"The repository {repository.Folder.Path} is on {Name(home)}, which cannot clone ({home.CloneEvidence}): every file the build copies is copied byte by byte. {where}",
@@ -120,6 +120,16 @@ internal static class DoctorAdvice
             yield return new Finding(Severity.Info, "This Windows (11 24H2 or later) clones in MSBuild's own Copy task too; this package adds the same-file checks, the report and the clone on every other OS.", []);
         }
     }
+
+    /// <summary>Why the first of the volumes that clone is the one proposed (they come in <see cref="DoctorCheck"/>'s order of proposal).</summary>
+    private static string WhyThere(IReadOnlyList<VolumeFacts> clonesElsewhere, IReadOnlyList<FolderOnVolume> folders)
+        => DoctorCheck.ProposalReason(clonesElsewhere[0], folders) switch
+        {
+            ProposalHolds.PackageCache => ", which already holds the package cache",
+            ProposalHolds.Outputs => ", which already holds the build's outputs",
+            _ when clonesElsewhere.Count > 1 && DoctorCheck.FreeBytes(clonesElsewhere[0].Root) is long free => $", which has the most free space of them ({free / (1024.0 * 1024 * 1024):0.#} GiB)",
+            _ => string.Empty,
+        };
 
     private static IReadOnlyList<string> MoveTo(VolumeFacts volume, AdviceOS os)
     {

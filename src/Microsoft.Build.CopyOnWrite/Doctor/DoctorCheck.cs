@@ -119,7 +119,7 @@ internal sealed class DoctorCheck
             found.Add(new FolderOnVolume(folder, exists, volume));
         }
 
-        IReadOnlyList<VolumeFacts> elsewhere = CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog);
+        IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog), found);
         return new DoctorCheck(found, elsewhere, DoctorAdvice.For(found, elsewhere, os).OrderBy(f => f.Severity).ToList());
     }
 
@@ -154,6 +154,38 @@ internal sealed class DoctorCheck
         return volumes;
     }
 
+    /// <summary>
+    /// The volumes that clone, best move first: the one that already holds the package cache, then one that holds the
+    /// build's outputs (less to move), then the others by free space, most first.
+    /// </summary>
+    private static IReadOnlyList<VolumeFacts> InOrderOfProposal(IReadOnlyList<VolumeFacts> volumes, IReadOnlyList<FolderOnVolume> folders)
+        => volumes
+            .OrderBy(volume => ProposalReason(volume, folders) switch { ProposalHolds.PackageCache => 0, ProposalHolds.Outputs => 1, _ => 2 })
+            .ThenByDescending(volume => FreeBytes(volume.Root) ?? -1)
+            .ToList();
+
+    /// <summary>What of the build a volume already holds, which makes it the one to move to.</summary>
+    internal static ProposalHolds ProposalReason(VolumeFacts volume, IReadOnlyList<FolderOnVolume> folders)
+    {
+        bool Holds(params FolderRole[] roles) => folders.Any(f => roles.Contains(f.Folder.Role) && VolumeCatalog.RootComparer.Equals(f.Volume.Root, volume.Root));
+        return Holds(FolderRole.PackageCache) ? ProposalHolds.PackageCache
+            : Holds(FolderRole.BuildOutput, FolderRole.IntermediateOutput) ? ProposalHolds.Outputs
+            : ProposalHolds.Nothing;
+    }
+
+    /// <summary>Free bytes on the volume mounted at <paramref name="root"/>, or null where that cannot be read.</summary>
+    internal static long? FreeBytes(string root)
+    {
+        try
+        {
+            return new DriveInfo(root).AvailableFreeSpace;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException)
+        {
+            return null;
+        }
+    }
+
     internal static bool SameVolume(FolderOnVolume first, FolderOnVolume second)
         => first.Volume.Root != "?" && VolumeCatalog.RootComparer.Equals(first.Volume.Root, second.Volume.Root);
 
@@ -181,4 +213,12 @@ internal sealed class DoctorCheck
         FolderRole.TempFolder => "temp folder",
         _ => "folder you named",
     };
+}
+
+/// <summary>What of a build a clone-capable volume already holds (why the doctor proposes it).</summary>
+internal enum ProposalHolds
+{
+    Nothing,
+    PackageCache,
+    Outputs,
 }

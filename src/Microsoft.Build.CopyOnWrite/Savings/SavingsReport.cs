@@ -248,26 +248,7 @@ internal static class SavingsReport
     /// destination volume: the diagnosis is said once, not by every Copy of every project.
     /// </summary>
     private static bool FirstTimeThisBuild(IBuildEngine? engine, CopyData.CrossVolumeEntry entry)
-    {
-        if (engine is not IBuildEngine4 registry)
-        {
-            return true;
-        }
-
-        string key = $"Microsoft.Build.CopyOnWrite.CrossVolumeDiagnosed|{entry.SourceVolume}|{entry.DestinationVolume}|{entry.Origin}";
-        lock (ReportedLock)
-        {
-            if (registry.GetRegisteredTaskObject(key, RegisteredTaskObjectLifetime.Build) is not null)
-            {
-                return false;
-            }
-
-            registry.RegisterTaskObject(key, new object(), RegisteredTaskObjectLifetime.Build, allowEarlyCollection: false);
-            return true;
-        }
-    }
-
-    private static readonly object ReportedLock = new();
+        => OncePerBuild.First(engine, $"Microsoft.Build.CopyOnWrite.CrossVolumeDiagnosed|{entry.SourceVolume}|{entry.DestinationVolume}|{entry.Origin}");
 
     private static void LogWarning(TaskLoggingHelper log, string code, string text)
         => log.LogWarning(subcategory: null, warningCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);

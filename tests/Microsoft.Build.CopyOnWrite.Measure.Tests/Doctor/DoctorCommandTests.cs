@@ -72,7 +72,103 @@ public sealed class DoctorCommandTests
         (int exit, string output) = Doctor("/no/such/repository");
 
         Assert.AreEqual(Program.BadInput, exit);
-        StringAssert.Contains(output, "no such folder");
+        StringAssert.Contains(output, "no such file or folder");
+    }
+
+    [TestMethod]
+    [DataRow("slnx")]
+    [DataRow("sln")]
+    public void A_solution_file_is_taken_and_the_repository_is_the_folder_with_Directory_Build_props(string format)
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
+        File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), "<Project />");
+        string solutions = Path.Combine(repository, "solutions");
+        Directory.CreateDirectory(solutions);
+        string solution = Path.Combine(solutions, $"App.{format}");
+        File.WriteAllText(solution, format == "slnx"
+            ? """<Solution><Project Path="../src/App/App.csproj" /></Solution>"""
+            : "Microsoft Visual Studio Solution File, Format Version 12.00\nProject(\"{9A19103F-16F7-4668-BE54-9A1E7A4F7556}\") = \"App\", \"..\\src\\App\\App.csproj\", \"{11111111-2222-3333-4444-555555555555}\"\nEndProject\n");
+        string json = Path.Combine(xfs.NewFolder("report"), "doctor.json");
+
+        (int exit, string output) = Doctor(solution, "--json", json);
+
+        Assert.AreEqual(0, exit, output);
+        using JsonDocument check = JsonDocument.Parse(File.ReadAllText(json));
+        JsonElement[] folders = check.RootElement.GetProperty("folders").EnumerateArray().ToArray();
+        Assert.AreEqual(repository, folders.Single(f => f.GetProperty("role").GetString() == "repository").GetProperty("path").GetString(), "the folder with Directory.Build.props, above the solution's");
+        StringAssert.StartsWith(folders.Single(f => f.GetProperty("role").GetString() == "buildOutput").GetProperty("path").GetString(), Path.Combine(repository, "src", "App", "bin"), "the outputs of the solution's project");
+    }
+
+    [TestMethod]
+    public void From_a_project_folder_or_a_project_file_the_repository_is_the_folder_with_Directory_Build_props()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
+        File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), "<Project />");
+        string app = Path.Combine(repository, "src", "App");
+
+        foreach (string named in new[] { app, Path.Combine(app, "App.csproj") })
+        {
+            string json = Path.Combine(xfs.NewFolder("report"), "doctor.json");
+            (int exit, string output) = Doctor(named, "--json", json);
+
+            Assert.AreEqual(0, exit, output);
+            using JsonDocument check = JsonDocument.Parse(File.ReadAllText(json));
+            Assert.AreEqual(repository, check.RootElement.GetProperty("folders").EnumerateArray().Single(f => f.GetProperty("role").GetString() == "repository").GetProperty("path").GetString(), $"named {named}:\n{output}");
+        }
+    }
+
+    [TestMethod]
+    public void A_folder_with_no_project_says_no_project_found_and_does_not_claim_it_clones()
+    {
+        string empty = LoopFileSystems.Require("xfs").NewFolder("no-project");
+        File.WriteAllText(Path.Combine(empty, "notes.txt"), "not a project");
+
+        (int exit, string output) = Doctor(empty);
+
+        Assert.AreEqual(Program.BadInput, exit, output);
+        StringAssert.Contains(output, "no project found");
+        Assert.IsFalse(output.Contains("clones what it builds", StringComparison.Ordinal), output);
+    }
+
+    [TestMethod]
+    public void On_ext4_it_proposes_the_volume_that_clones_and_already_holds_the_package_cache_and_says_why()
+    {
+        LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
+        LoopFileSystem xfs = LoopFileSystems.Xfs; // another volume that clones, mounted before the doctor looks
+        LoopFileSystem btrfs = LoopFileSystems.Btrfs;
+        string repository = Repository(ext4, packageCache: btrfs.NewFolder("packages"));
+
+        (int exit, string output) = Doctor(repository);
+
+        Assert.AreEqual(0, exit, output);
+        StringAssert.Contains(output, $"put the repository and the package cache on {btrfs.MountPoint} (btrfs), which already holds the package cache", $"{xfs.MountPoint} clones too, but holds nothing of the build:\n{output}");
+        StringAssert.Contains(output, $"git clone <repository> {btrfs.MountPoint}/src/<name>");
+    }
+
+    [TestMethod]
+    public void On_ext4_with_nothing_of_the_build_on_a_volume_that_clones_it_proposes_the_one_with_the_most_free_space_and_says_so()
+    {
+        LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
+        LoopFileSystem xfs = LoopFileSystems.Xfs; // two volumes that clone, both mounted before the doctor looks
+        LoopFileSystem btrfs = LoopFileSystems.Btrfs;
+        string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
+
+        (int exit, string output) = Doctor(repository);
+
+        Assert.AreEqual(0, exit, output);
+        // Other volumes of this machine that clone may be proposed too: the one named must have the most free space.
+        System.Text.RegularExpressions.Match named = System.Text.RegularExpressions.Regex.Match(output, @"put the repository and the package cache on (\S+) \((xfs|btrfs)\), which has the most free space of them \(");
+        Assert.IsTrue(named.Success, "no proposal by free space:\n" + output);
+        string proposed = named.Groups[1].Value;
+        long slack = 64L << 20; // other tests may write meanwhile
+        foreach (LoopFileSystem candidate in new[] { xfs, btrfs })
+        {
+            Assert.IsTrue(new DriveInfo(proposed).AvailableFreeSpace + slack >= new DriveInfo(candidate.MountPoint).AvailableFreeSpace, $"{proposed} was proposed, but {candidate.MountPoint} has more free space:\n{output}");
+        }
+
+        StringAssert.Contains(output, $"git clone <repository> {proposed}/src/<name>");
     }
 
     private static (int Exit, string Output) Doctor(params string[] arguments)

@@ -97,12 +97,7 @@ public sealed class PredictTests
     public void A_build_on_btrfs_copies_within_one_volume_that_the_volume_component_finds_clones_and_no_move_is_needed()
     {
         LoopFileSystem btrfs = LoopFileSystems.Btrfs;
-        string folder = btrfs.NewFolder("predict-btrfs");
-        WriteProject(folder, """<ItemGroup><None Include="@(DataFile)" CopyToOutputDirectory="PreserveNewest" /></ItemGroup>""", DataFiles.Select(d => d.Name));
-        foreach ((string name, int bytes) in DataFiles)
-        {
-            File.WriteAllBytes(Path.Combine(folder, name), RandomNumberGenerator.GetBytes(bytes));
-        }
+        string folder = DataFilesProject(btrfs.NewFolder("predict-btrfs"));
 
         CopyForecast forecast = PredictCommand.Forecast(Build(folder, "btrfs.binlog"));
 
@@ -114,6 +109,34 @@ public sealed class PredictTests
         StringAssert.Contains(pair.Source.Evidence, "probe clone (FICLONE)", "a probe in one of the build's folders, not the file system's name");
         Assert.IsTrue(pair.ClonesHere);
         Assert.IsNull(forecast.BestMove, "everything already clones here");
+    }
+
+    /// <summary>
+    /// On XFS MSBuild's own Copy clones already (.NET's File.Copy asks for a clone first on Linux): predict must count
+    /// those files as clones already, claim no disk for them, and say what our SDK adds there instead.
+    /// </summary>
+    [TestMethod]
+    public void A_stock_build_on_XFS_where_File_Copy_clones_already_claims_no_disk_saving_and_says_what_the_SDK_adds()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        string folder = DataFilesProject(xfs.NewFolder("predict-xfs-stock"));
+
+        string log = Build(folder, "xfs-stock.binlog");
+        CopyForecast forecast = PredictCommand.Forecast(log);
+        string text = ForecastReport.Text(forecast);
+
+        // The premise, from the file system: the stock task's copy of model.bin shares its source's blocks.
+        ProcessResult extents = ProcessRunner.Run("filefrag", "-v", Path.Combine(folder, "bin", "Debug", "net10.0", "model.bin"));
+        StringAssert.Contains(extents.Output, "shared", "MSBuild's own Copy cloned on XFS");
+        Assert.AreEqual(0, forecast.OurCopyTasks, "MSBuild's own Copy task");
+        Assert.AreEqual(0, forecast.Clonable, text);
+        Assert.AreEqual(0L, forecast.OutputBytes, "clones take no disk of their own:\n" + text);
+        Assert.AreEqual(DataFiles.Count(d => d.Bytes > 0) + 2, forecast.AlreadyCloned, "the data files, Lib.dll and Lib.pdb:\n" + text);
+        Assert.IsTrue(forecast.Pairs.Single().AlreadyClones, text);
+        Assert.IsNull(forecast.BestMove, text);
+        StringAssert.Contains(ForecastReport.Move(forecast), "are clones already");
+        StringAssert.Contains(ForecastReport.Move(forecast), "would save no disk or time here");
+        StringAssert.Contains(text, "atomic replace");
     }
 
     [TestMethod]
@@ -206,6 +229,18 @@ public sealed class PredictTests
             </Target>
             """, DataFiles.Select(d => d.Name));
         return (folder, Build(folder, "first.binlog"), Build(folder, "second.binlog"));
+    }
+
+    /// <summary>In <paramref name="folder"/>, the data files and a project that copies them to its output; returns the folder.</summary>
+    private static string DataFilesProject(string folder)
+    {
+        WriteProject(folder, """<ItemGroup><None Include="@(DataFile)" CopyToOutputDirectory="PreserveNewest" /></ItemGroup>""", DataFiles.Select(d => d.Name));
+        foreach ((string name, int bytes) in DataFiles)
+        {
+            File.WriteAllBytes(Path.Combine(folder, name), RandomNumberGenerator.GetBytes(bytes));
+        }
+
+        return folder;
     }
 
     private static void WriteProject(string folder, string body, IEnumerable<string>? dataFiles = null)

@@ -1,7 +1,10 @@
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.Json;
+using System.Text.RegularExpressions;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Tests.Savings;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Doctor;
@@ -67,5 +70,53 @@ public sealed class DoctorTargetTests
         StringAssert.Contains(doctor.Output, $"error : CopyOnWriteDoctor: cannot write the check to {json} (CopyOnWriteDoctorJson)");
         Assert.IsFalse(doctor.Output.Contains("MSB4018"), $"the task crashed instead of reporting:\n{doctor.Output}");
         Assert.IsFalse(File.Exists(json));
+    }
+
+    private const string Header = "CopyOnWrite doctor: can this machine clone what this repository builds?";
+
+    /// <summary>
+    /// The README's command, typed in a solution folder of a terminal (a pseudo-terminal made by `script`) with the
+    /// terminal logger at its default verbosity: the report prints (as warning COW007, the only kind of event that
+    /// logger shows), once although every project of the solution is asked, and the JSON goes where the user asked,
+    /// relative to the folder the command was typed in.
+    /// </summary>
+    [TestMethod]
+    [DataRow("slnx")]
+    [DataRow("sln")]
+    public void In_a_terminal_from_a_solution_folder_the_report_prints_once_and_the_JSON_lands_in_the_current_folder(string format)
+    {
+        SavingsProjects projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("doctor-solution"));
+        SdkPackage.Dotnet(projects.Root, "new", "sln", "--name", "Both", "--format", format);
+        SdkPackage.Dotnet(projects.Root, "sln", $"Both.{format}", "add", "App/App.csproj", "Lib/Lib.csproj");
+        IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
+        environment.Remove("MSBUILDTERMINALLOGGER");
+        environment["TERM"] = "xterm-256color";
+
+        ProcessResult terminal = ProcessRunner.Run("script", ["-qec", "dotnet msbuild -restore -t:CopyOnWriteDoctor -tl:on -nr:false -p:CopyOnWriteDoctorJson=doctor.json", "/dev/null"], projects.Root, environment, System.TimeSpan.FromMinutes(10));
+
+        string shown = Regex.Replace(terminal.Output, @"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)", string.Empty);
+        Assert.AreEqual(0, terminal.ExitCode, shown);
+        Assert.AreEqual(1, Regex.Matches(shown, Regex.Escape(Header)).Count, "the report must print once in the terminal:\n" + shown);
+        StringAssert.Contains(shown, "warning COW007");
+        StringAssert.Contains(shown, "Result: the repository clones what it builds.");
+        Assert.IsTrue(File.Exists(Path.Combine(projects.Root, "doctor.json")), "CopyOnWriteDoctorJson=doctor.json is relative to the folder the command ran in:\n" + shown);
+        Assert.IsFalse(File.Exists(Path.Combine(projects.Root, "App", "doctor.json")) || File.Exists(Path.Combine(projects.Root, "Lib", "doctor.json")), "a project wrote the JSON into its own folder");
+        using JsonDocument check = JsonDocument.Parse(File.ReadAllText(Path.Combine(projects.Root, "doctor.json")));
+        Assert.IsTrue(check.RootElement.GetProperty("repositoryClones").GetBoolean(), "the solution is on XFS with the repository");
+    }
+
+    [TestMethod]
+    public void With_the_classic_console_logger_and_warnAsError_the_report_prints_once_per_solution_build_and_fails_nothing()
+    {
+        SavingsProjects projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("doctor-solution-console"));
+        SdkPackage.Dotnet(projects.Root, "new", "sln", "--name", "Both");
+        SdkPackage.Dotnet(projects.Root, "sln", "add", "App/App.csproj", "Lib/Lib.csproj");
+
+        ProcessResult console = ProcessRunner.Run("dotnet", ["msbuild", "-restore", "-t:CopyOnWriteDoctor", "-tl:off", "-nr:false", "-nologo", "-warnAsError"], projects.Root, SdkPackage.BuildEnvironment, System.TimeSpan.FromMinutes(10));
+
+        Assert.AreEqual(0, console.ExitCode, "the report (COW007) is never an error, even under -warnAsError:\n" + console.Output);
+        // The console logger repeats every warning in its closing list: the report is said once, and listed once there.
+        IReadOnlyList<string> headers = SavingsProjects.DistinctLinesContaining(console.Output, Header);
+        Assert.AreEqual(1, headers.Count, "one project reports for the solution:\n" + console.Output);
     }
 }

@@ -15,7 +15,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
 public sealed partial class BuildSummaryTests
 {
     [TestMethod]
-    public void Turned_on_in_Directory_Build_rsp_with_several_nodes_the_summary_adds_up_every_Copy_and_a_binlog_replay_prints_the_same()
+    public void Turned_on_with_the_argument_the_SDK_publishes_with_several_nodes_the_summary_adds_up_every_Copy_and_a_binlog_replay_prints_the_same()
     {
         var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("summary"));
         string logger = projects.SummaryLoggerArgument();
@@ -23,11 +23,8 @@ public sealed partial class BuildSummaryTests
         string binlog = Path.Combine(projects.Root, "build.binlog");
         string json = Path.Combine(projects.Root, "summary.json");
 
-        // Exactly the line the README tells users to put in Directory.Build.rsp (MSBuild expands %NUGET_PACKAGES%).
-        File.WriteAllText(Path.Combine(projects.Root, "Directory.Build.rsp"),
-            $"-logger:Microsoft.Build.CopyOnWrite.Savings.CopyOnWriteSummaryLogger,%NUGET_PACKAGES%/microsoft.build.copyonwrite/{SdkPackage.Version}/tools/net8.0/Microsoft.Build.CopyOnWrite.dll;SummaryFile={json}\n");
-        string output = projects.Build("-v:n", "-m:2", $"-bl:{binlog}");
-        File.Delete(Path.Combine(projects.Root, "Directory.Build.rsp"));
+        // As the README turns it on: -logger: with the argument the SDK publishes (-getProperty), on the command line.
+        string output = projects.Build("-v:n", "-m:2", $"-bl:{binlog}", $"-logger:{logger};SummaryFile={json}");
 
         // The per-invocation lines (normal verbosity) are the reference the build-wide total must match.
         var invocations = SavingsProjects.LinesContaining(output, "CopyOnWrite: cloned");

@@ -1,3 +1,4 @@
+using System.IO;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -43,6 +44,33 @@ public sealed class GettingThePackageTests
         Assert.IsFalse(build.Succeeded, "expected NU1008:\n" + build.Output);
         StringAssert.Contains(build.Output, "error NU1008");
         StringAssert.Contains(build.Output, "Microsoft.Build.CopyOnWrite");
+    }
+
+    /// <summary>
+    /// The &lt;Sdk&gt; element without a version takes it from global.json's msbuild-sdks: a missing entry or a mistyped
+    /// version is MSBuild's MSB4236, the case the README's troubleshooting entry names.
+    /// </summary>
+    [TestMethod]
+    [DataRow("missing")]
+    [DataRow("2.0.O")]
+    public void A_missing_or_mistyped_msbuild_sdks_entry_in_global_json_is_MSB4236_as_the_README_says(string entry)
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("global-json"), PackageRoute.SdkElement, packageCache: TestScratch.NewFolder("empty-package-cache"));
+        string globalJson = File.ReadAllText(Path.Combine(repository.Root, "global.json"));
+        repository.Write("global.json", entry == "missing"
+            ? System.Text.RegularExpressions.Regex.Replace(globalJson, @",?\s*""msbuild-sdks""\s*:\s*\{[^}]*\}", string.Empty)
+            : globalJson.Replace($"\"{SdkPackage.Version}\"", $"\"{entry}\"", System.StringComparison.Ordinal));
+
+        ProcessResult build = repository.TryBuild();
+
+        Assert.IsFalse(build.Succeeded, build.Output);
+        StringAssert.Contains(build.Output, "error MSB4236");
+        const string Why = "did not resolve this SDK because there was no version specified in the project or global.json";
+        StringAssert.Contains(build.Output, Why, "a mistyped version reads as none to NuGet");
+        string readme = string.Join(" ", File.ReadAllLines(Path.Combine(RepositoryLayout.Root, "README.md")));
+        StringAssert.Contains(readme, "**MSB4236**");
+        StringAssert.Contains(readme, Why, "the README's entry quotes the resolver's reason");
+        StringAssert.Contains(readme, "no `msbuild-sdks` entry for it, or a mistyped version", "and names both causes");
     }
 
     /// <summary>

@@ -1,0 +1,48 @@
+using System.IO;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
+
+/// <summary>
+/// A setting the task would not understand fails the build before any file is written (the SDK's targets check it
+/// first), and a setting that another switches off says so once. Real builds of the two-project repository.
+/// </summary>
+[TestClass]
+public sealed class SettingsCheckedFirstTests
+{
+    [TestMethod]
+    [DataRow("-p:CopyOnWriteMode=Bogus", "CopyOnWriteMode has the value \"Bogus\"")]
+    [DataRow("-p:CopyOnWriteMode=no", "CopyOnWriteMode has the value \"no\"")] // a condition's == takes no for Off
+    [DataRow("-p:CopyOnWriteWarnWhenNotCloned=yes", "CopyOnWriteWarnWhenNotCloned has the value \"yes\"")]
+    [DataRow("-p:CopyOnWriteAcceptCopiesFrom=assets", "CopyOnWriteAcceptCopiesFrom lists \"assets\", which is not a full path")]
+    public void A_bad_setting_fails_with_COW003_before_anything_is_copied(string setting, string expected)
+    {
+        var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("bad-setting"));
+
+        ProcessResult build = projects.TryBuild("-v:n", setting);
+
+        Assert.IsFalse(build.Succeeded, "a bad setting must fail the build:\n" + build.Output);
+        var errors = SavingsProjects.DistinctLinesContaining(build.Output, "error COW003");
+        Assert.IsTrue(errors.Count > 0 && errors.All(e => e.Contains(expected, System.StringComparison.Ordinal)), "no COW003 naming the value:\n" + build.Output);
+        StringAssert.Contains(errors[0], "nothing was copied");
+        Assert.AreEqual(0, SavingsProjects.LinesContaining(build.Output, "CopyOnWrite: cloned").Count + SavingsProjects.LinesContaining(build.Output, "CopyOnWrite: copied").Count, "a Copy ran before the check:\n" + build.Output);
+        Assert.IsFalse(Directory.Exists(Path.Combine(projects.Root, "Lib", "bin")) || Directory.Exists(Path.Combine(projects.Root, "App", "bin")), "a project wrote its output before the check:\n" + build.Output);
+    }
+
+    [TestMethod]
+    public void Required_while_DisableCopyOnWrite_is_true_says_once_that_Required_is_not_in_force()
+    {
+        var projects = SavingsProjects.Create(LoopFileSystems.Ext4.NewFolder("required-disabled"), directoryBuildProps: "<CopyOnWriteMode>Required</CopyOnWriteMode><DisableCopyOnWrite>true</DisableCopyOnWrite>");
+
+        // One node, so "once per build (per node)" is once.
+        ProcessResult build = projects.TryBuild("-v:m", "-m:1");
+
+        Assert.IsTrue(build.Succeeded, "MSBuild's own Copy builds on ext4 whatever Required says:\n" + build.Output);
+        var notices = SavingsProjects.DistinctLinesContaining(build.Output, "warning COW006");
+        Assert.AreEqual(1, notices.Count, "two projects, one notice:\n" + build.Output);
+        StringAssert.Contains(notices[0], "Required is not in force");
+        Assert.AreEqual(0, SavingsProjects.LinesContaining(build.Output, "COW001").Count, build.Output);
+    }
+}
