@@ -4,13 +4,13 @@ using Microsoft.Build.Utilities;
 namespace Microsoft.Build.CopyOnWrite.Savings;
 
 /// <summary>
-/// A coded warning about the settings that Sdk/Sdk.targets raises before the build's own targets (COW006: a setting
+/// A coded warning about the settings that Sdk/Sdk.targets raises before the build's own targets (COW008: a setting
 /// that another switches off), said once per build (per MSBuild node) rather than by every project.
 /// </summary>
 public sealed class CopyOnWriteNotice : Microsoft.Build.Utilities.Task
 {
     /// <summary>Warning: CopyOnWriteMode=Required while DisableCopyOnWrite brings back MSBuild's own Copy.</summary>
-    public const string SettingNotInForceCode = "COW006";
+    public const string SettingNotInForceCode = "COW008";
 
     [Required]
     public string Code { get; set; } = string.Empty;

@@ -119,6 +119,10 @@ public sealed class ConsumerRepository
 
     /// <summary>`dotnet` with these arguments in the repository, with its package cache, whatever the outcome.</summary>
     public ProcessResult Dotnet(IDictionary<string, string?>? environmentVariables, params string[] arguments)
+        => Run(launcher: [], arguments, environmentVariables);
+
+    /// <summary>As <see cref="Dotnet"/>, with `dotnet` started by <paramref name="launcher"/> (a program and its arguments; empty: none).</summary>
+    public ProcessResult Run(IReadOnlyList<string> launcher, string[] arguments, IDictionary<string, string?>? environmentVariables = null)
     {
         IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
         environment["NUGET_PACKAGES"] = PackageCache;
@@ -127,7 +131,9 @@ public sealed class ConsumerRepository
             environment[name] = value;
         }
 
-        return ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10));
+        return launcher.Count == 0
+            ? ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10))
+            : ProcessRunner.Run(launcher[0], [.. launcher.Skip(1), "dotnet", .. arguments], Root, environment, TimeSpan.FromMinutes(10));
     }
 
     /// <summary>Asserts that the build succeeded, that every Copy of it was ours, loaded from the package under test, and that it copied the content file.</summary>

@@ -40,7 +40,7 @@ public sealed class SettingsCheckedFirstTests
         ProcessResult build = projects.TryBuild("-v:m", "-m:1");
 
         Assert.IsTrue(build.Succeeded, "MSBuild's own Copy builds on ext4 whatever Required says:\n" + build.Output);
-        var notices = SavingsProjects.DistinctLinesContaining(build.Output, "warning COW006");
+        var notices = SavingsProjects.DistinctLinesContaining(build.Output, "warning COW008");
         Assert.AreEqual(1, notices.Count, "two projects, one notice:\n" + build.Output);
         StringAssert.Contains(notices[0], "Required is not in force");
         Assert.AreEqual(0, SavingsProjects.LinesContaining(build.Output, "COW001").Count, build.Output);

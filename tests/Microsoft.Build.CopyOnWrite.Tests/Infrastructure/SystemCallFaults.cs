@@ -3,11 +3,11 @@ using System.Collections.Generic;
 using System.IO;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
-namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
+namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
 /// <summary>
 /// Real system calls made to fail for a whole `dotnet msbuild` process and everything it starts, by a seccomp filter
-/// (Faults/SystemCalls/fail-system-calls.py, over libseccomp's Python binding from Debian's python3-seccomp). No
+/// (Infrastructure/fail-system-calls.py, over libseccomp's Python binding from Debian's python3-seccomp). No
 /// fake sits between the task and the kernel: the call is made and the kernel's filter answers it with the error.
 /// </summary>
 public static class SystemCallFaults
@@ -45,6 +45,6 @@ public static class SystemCallFaults
             Assert.Inconclusive($"SKIPPED: this test makes real system calls fail with a seccomp filter, which needs: {problem}");
         }
 
-        return [Python, Path.Combine(AppContext.BaseDirectory, "Faults", "SystemCalls", "fail-system-calls.py"), .. rules, "--"];
+        return [Python, Path.Combine(AppContext.BaseDirectory, "Infrastructure", "fail-system-calls.py"), .. rules, "--"];
     }
 }
