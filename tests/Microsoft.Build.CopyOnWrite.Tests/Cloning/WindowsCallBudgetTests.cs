@@ -54,7 +54,9 @@ public sealed class WindowsCallBudgetTests
         files.AddFolder(root + "src");
         files.AddFolder(root + "out");
         var counting = new CountingWindowsFileSystem(files);
-        var engine = new WindowsCloneEngine(counting, new CloneCapabilityCache(), () => Now);
+        // Inside the fallback ladder, as every engine runs: its success path must add no call to the budget.
+        var plain = new FakeWindowsPlainFiles(files);
+        var engine = new FallbackLadder(new WindowsCloneEngine(counting, new CloneCapabilityCache(), () => Now), plain);
         if (!row.FirstFileOfItsVolume)
         {
             files.AddFile(root + @"src\warm.dll", Bytes(4096), Now - TimeSpan.FromDays(1).Ticks);
@@ -85,6 +87,7 @@ public sealed class WindowsCallBudgetTests
         CloneResult result = engine.CloneOrCopy(source, destination, CancellationToken.None);
 
         CollectionAssert.AreEqual(content, files[destination].Data, "the budget counts a correct copy only");
+        Assert.AreEqual(0, plain.Calls, "the fallback ladder asked for nothing: no engine fault, no extra call");
         Assert.AreEqual(row.Result, result.Method == CloneMethod.Cloned ? "cloned" : "copied", row.ToString());
         var expected = new WindowsCallCounts
         {

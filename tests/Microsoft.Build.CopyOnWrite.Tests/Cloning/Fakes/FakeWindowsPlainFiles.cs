@@ -18,6 +18,9 @@ internal sealed class FakeWindowsPlainFiles : IPlainFiles
 
     public FakeWindowsPlainFiles(FakeWindowsFileSystem files) => _files = files;
 
+    /// <summary>How many operations the ladder asked for: none on the success path (the call budget's test checks it).</summary>
+    public int Calls { get; private set; }
+
     public void CopyFile(string sourcePath, string destinationPath, bool overwrite)
         => Check(_files.CopyFile(sourcePath, destinationPath, overwrite, CancellationToken.None), destinationPath);
 
@@ -54,9 +57,7 @@ internal sealed class FakeWindowsPlainFiles : IPlainFiles
         file!.Dispose();
     }
 
-    public void ThrowIfNotRegularFile(string sourcePath)
-    {
-    }
+    public void ThrowIfNotRegularFile(string sourcePath) => Calls++;
 
     public void MakeOwnerWritable(string path)
     {
@@ -80,9 +81,17 @@ internal sealed class FakeWindowsPlainFiles : IPlainFiles
         }
     }
 
-    public string TemporaryPathBeside(string destinationPath) => WindowsPaths.TemporaryPathBeside(destinationPath);
+    public string TemporaryPathBeside(string destinationPath)
+    {
+        Calls++;
+        return WindowsPaths.TemporaryPathBeside(destinationPath);
+    }
 
-    public string VolumeOf(string path) => path.Substring(0, WindowsPaths.RootLength(path));
+    public string VolumeOf(string path)
+    {
+        Calls++;
+        return path.Substring(0, WindowsPaths.RootLength(path));
+    }
 
     private static void Check(int error, string path)
     {
