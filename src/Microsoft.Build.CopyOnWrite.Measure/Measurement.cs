@@ -183,7 +183,7 @@ internal static partial class Measurement
     }
 
     /// <summary>The SDK package to measure: the one this tool carries (sdk/ beside it), or --package-dir's.</summary>
-    private static (string Folder, string Version) FindPackage(string? packageDir)
+    internal static (string Folder, string Version) FindPackage(string? packageDir)
     {
         string folder = packageDir ?? Path.Combine(AppContext.BaseDirectory, "sdk");
         // The informational version is the package version (plus "+commit"), prerelease label included.

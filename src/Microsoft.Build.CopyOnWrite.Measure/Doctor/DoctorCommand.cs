@@ -29,17 +29,32 @@ internal static class DoctorCommand
         {
             Description = $"Exit with {CannotClone} when the repository cannot clone what it builds (its volume does not clone, or its outputs are on another volume): for a CI step.",
         };
+        var selfTest = new Option<bool>("--selftest")
+        {
+            Description = $"Then run the SDK's self-test on the volumes a build writes to: the real engine and Copy task on files written moments before, settled files up to 64 MiB, a destination "
+                + $"another process holds, four writers onto one destination, and the time per file against File.Copy, every output compared with its source (exit {SelfTestMismatch} on a mismatch).",
+        };
+        var selfTestJson = new Option<string?>("--selftest-json") { Description = "Write the self-test's report as JSON to this file.", HelpName = "FILE" };
+        var selfTestMarkdown = new Option<string?>("--selftest-markdown") { Description = "Write the self-test's report as a markdown block to paste into an issue.", HelpName = "FILE" };
         var command = new Command("doctor", "Checks, before any build, whether this machine can clone what the repository builds: the repository, "
             + "its outputs, the NuGet package cache and fallback folders, the .NET installation and the temp folder, each on its volume, "
             + "which of them share a volume that clones, and the command that fixes each problem.")
         {
-            folders, json, requireClone,
+            folders, json, requireClone, selfTest, selfTestJson, selfTestMarkdown,
         };
-        command.SetAction(result => Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error));
+        command.SetAction(result =>
+        {
+            var selfTestFiles = result.GetValue(selfTest) ? (result.GetValue(selfTestJson), result.GetValue(selfTestMarkdown)) : ((string?, string?)?)null;
+            return Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error, selfTestFiles);
+        });
         return command;
     }
 
-    public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error)
+    /// <summary>--selftest and an output differed from its source.</summary>
+    public const int SelfTestMismatch = 4;
+
+    /// <param name="selfTest">With --selftest: its JSON and markdown files (each may be null); null without it.</param>
+    public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error, (string? Json, string? Markdown)? selfTest = null)
     {
         string named = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
         if (!BuildFolders.TryFindProject(named, out string repository, out string? project, out string? problem))
@@ -68,6 +83,13 @@ internal static class DoctorCommand
             }
         }
 
-        return requireClone && !check.RepositoryClones ? CannotClone : 0;
+        int verdict = requireClone && !check.RepositoryClones ? CannotClone : 0;
+        if (selfTest is { } files)
+        {
+            int tested = SelfTestDoor.Run(check, files.Json, files.Markdown, output, error);
+            return tested != 0 ? tested : verdict; // a mismatch (4) or a failed check (1) outranks the verdict
+        }
+
+        return verdict;
     }
 }

@@ -1,0 +1,156 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Text;
+using Microsoft.Build.CopyOnWrite.Volumes;
+
+namespace Microsoft.Build.CopyOnWrite.SelfTest;
+
+/// <summary>What the self-test found, per volume, with the machine's facts: as text, JSON, and a markdown block to paste into an issue.</summary>
+internal sealed class SelfTestReport
+{
+    public SelfTestReport(IReadOnlyList<(string Name, string Value)> machine) => Machine = machine;
+
+    public IReadOnlyList<(string Name, string Value)> Machine { get; }
+
+    public List<SelfTestVolume> Volumes { get; } = new();
+
+    public bool Passed => Volumes.All(volume => volume.Checks.All(check => check.Passed));
+
+    /// <summary>An output differed from its source somewhere: the worst outcome, with an exit code of its own.</summary>
+    public bool AnyMismatch => Volumes.Any(volume => volume.Checks.Any(check => check.Mismatch));
+
+    public int ExitCode => AnyMismatch ? SelfTestRunner.MismatchExitCode : Passed ? 0 : 1;
+
+    public IEnumerable<string> Lines()
+    {
+        yield return "CopyOnWrite self-test: the real engine and Copy task, on your volumes, every output compared with its source";
+        foreach ((string name, string value) in Machine)
+        {
+            yield return $"  {name}: {value}";
+        }
+
+        foreach (SelfTestVolume volume in Volumes)
+        {
+            yield return string.Empty;
+            yield return $"{volume.Folder}: {volume.Facts.Root} ({volume.Facts.FileSystem}), {Clones(volume.Facts)}{(volume.Driver is null ? string.Empty : "; " + volume.Driver)}";
+            foreach (SelfTestCheck check in volume.Checks)
+            {
+                yield return $"  {(check.Passed ? "ok  " : check.Mismatch ? "MISMATCH" : "FAILED")}  {check.Name}: {check.Detail}";
+            }
+        }
+
+        yield return string.Empty;
+        yield return AnyMismatch
+            ? $"Result: an output differed from its source (exit code {SelfTestRunner.MismatchExitCode}). Please report it with the markdown block (--markdown), and build with -p:DisableCopyOnWrite=true meanwhile."
+            : Passed ? "Result: every check passed." : "Result: a check failed (see FAILED above); no output differed from its source.";
+    }
+
+    public string Json()
+    {
+        var text = new StringBuilder("{");
+        text.Append("\"passed\":").Append(Passed ? "true" : "false").Append(",\"mismatch\":").Append(AnyMismatch ? "true" : "false");
+        text.Append(",\"machine\":{").Append(string.Join(",", Machine.Select(fact => $"{JsonText.Quote(fact.Name)}:{JsonText.Quote(fact.Value)}"))).Append('}');
+        text.Append(",\"volumes\":[");
+        text.Append(string.Join(",", Volumes.Select(volume =>
+            "{" + $"\"folder\":{JsonText.Quote(volume.Folder)},\"root\":{JsonText.Quote(volume.Facts.Root)},\"fileSystem\":{JsonText.Quote(volume.Facts.FileSystem)},"
+            + $"\"canClone\":{Bool(volume.Facts.CanClone)},\"cloneEvidence\":{JsonText.Quote(volume.Facts.CloneEvidence)},\"driver\":{(volume.Driver is null ? "null" : JsonText.Quote(volume.Driver))},"
+            + $"\"cloned\":{volume.Cloned},"
+            + "\"checks\":[" + string.Join(",", volume.Checks.Select(check => "{" + $"\"name\":{JsonText.Quote(check.Name)},\"passed\":{Bool(check.Passed)},\"mismatch\":{Bool(check.Mismatch)},\"detail\":{JsonText.Quote(check.Detail)}" + "}")) + "],"
+            + "\"timings\":[" + string.Join(",", volume.Timings.Select(timing => "{" + $"\"bytes\":{timing.Bytes},\"oursMicroseconds\":{timing.Ours.Json()},\"fileCopyMicroseconds\":{timing.Stock.Json()}" + "}")) + "]"
+            + "}")));
+        return text.Append("]}").ToString();
+    }
+
+    /// <summary>A block to paste into an issue: the facts, each check, and the times.</summary>
+    public string Markdown()
+    {
+        var text = new StringBuilder();
+        text.AppendLine("### CopyOnWrite self-test");
+        text.AppendLine();
+        foreach ((string name, string value) in Machine)
+        {
+            text.AppendLine($"- {name}: `{value}`");
+        }
+
+        foreach (SelfTestVolume volume in Volumes)
+        {
+            text.AppendLine();
+            text.AppendLine($"**{volume.Facts.Root}** ({volume.Facts.FileSystem}, {Clones(volume.Facts)}{(volume.Driver is null ? string.Empty : ", `" + volume.Driver + "`")})");
+            text.AppendLine();
+            text.AppendLine("| check | result | detail |");
+            text.AppendLine("|---|---|---|");
+            foreach (SelfTestCheck check in volume.Checks)
+            {
+                text.AppendLine($"| {check.Name} | {(check.Passed ? "ok" : check.Mismatch ? "**MISMATCH**" : "**failed**")} | {check.Detail.Replace("|", "\\|")} |");
+            }
+
+            if (volume.Timings.Count > 0)
+            {
+                text.AppendLine();
+                text.AppendLine("| file | ours (µs) | File.Copy (µs) | ratio of medians |");
+                text.AppendLine("|---|---|---|---|");
+                foreach (SelfTestTiming timing in volume.Timings)
+                {
+                    text.AppendLine($"| {SelfTestRunner.SizeText(timing.Bytes)} | {timing.Ours} | {timing.Stock} | {(timing.Ours.Median / Math.Max(timing.Stock.Median, 0.001)).ToString("0.00", CultureInfo.InvariantCulture)} |");
+                }
+            }
+        }
+
+        return text.ToString();
+    }
+
+    private static string Clones(VolumeFacts facts) => facts.CanClone switch
+    {
+        true => $"clones ({facts.CloneEvidence})",
+        false => $"does not clone ({facts.CloneEvidence})",
+        null => $"cloning unknown ({facts.CloneEvidence})",
+    };
+
+    private static string Bool(bool? value) => value is null ? "null" : value.Value ? "true" : "false";
+}
+
+internal sealed class SelfTestVolume
+{
+    public SelfTestVolume(string folder, VolumeFacts facts, string? driver)
+    {
+        Folder = folder;
+        Facts = facts;
+        Driver = driver;
+    }
+
+    public string Folder { get; }
+
+    public VolumeFacts Facts { get; }
+
+    /// <summary>The file system's driver facts where the OS gives them (Linux: the mount's source and options).</summary>
+    public string? Driver { get; }
+
+    public List<SelfTestCheck> Checks { get; } = new();
+
+    public List<SelfTestTiming> Timings { get; } = new();
+
+    /// <summary>How many of the checked files the engine cloned.</summary>
+    public int Cloned { get; set; }
+}
+
+/// <param name="Mismatch">An output differed from its source.</param>
+internal sealed record SelfTestCheck(string Name, bool Passed, string Detail, bool Mismatch);
+
+internal sealed record SelfTestTiming(long Bytes, Spread Ours, Spread Stock);
+
+/// <summary>Median, minimum and maximum of a few timings (µs).</summary>
+internal readonly record struct Spread(double Median, double Min, double Max)
+{
+    public static Spread Of(IReadOnlyList<double> values)
+    {
+        double[] sorted = values.OrderBy(value => value).ToArray();
+        double median = sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
+        return new Spread(median, sorted[0], sorted[sorted.Length - 1]);
+    }
+
+    public string Json() => FormattableString.Invariant($"{{\"median\":{Median:0.0},\"min\":{Min:0.0},\"max\":{Max:0.0}}}");
+
+    public override string ToString() => FormattableString.Invariant($"{Median:0} [{Min:0}-{Max:0}]");
+}

@@ -1,0 +1,398 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.IO;
+using System.Linq;
+using System.Runtime.InteropServices;
+using System.Threading;
+using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Volumes;
+using Microsoft.Build.Utilities;
+
+namespace Microsoft.Build.CopyOnWrite.SelfTest;
+
+/// <summary>
+/// Proves on the user's own volumes what our tests prove on ours: the real engine (in its fallback ladder) and the
+/// real Copy task, in this process, on files written moments before (the zero-fill hazard: a clone of data still in
+/// the cache), settled files from empty to 64 MiB, a destination another process holds open, four writers onto one
+/// destination while a reader reads, and the time per file against File.Copy. Every output is compared byte by byte
+/// with its source. Behind `dotnet cow-measure doctor --selftest` and `-t:CopyOnWriteDoctor -p:CopyOnWriteDoctorSelfTest=true`.
+/// </summary>
+internal sealed class SelfTestRunner
+{
+    /// <summary>The exit code of `doctor --selftest` when an output differs from its source.</summary>
+    public const int MismatchExitCode = 4;
+
+    private static readonly long[] SettledSizes = [0, 1, 4095, 4096, 4097, 65_537, 1 << 20, 16 << 20, 64 << 20];
+    private static readonly long[] TimedSizes = [4 << 10, 1 << 20, 16 << 20];
+    private const int JustWrittenFiles = 24;
+    private const int TimedRounds = 9;
+    private const int Writers = 4;
+    private const int CopiesPerWriter = 25;
+
+    private readonly ICloneEngine _engine;
+    private readonly Action<string> _progress;
+
+    public SelfTestRunner(ICloneEngine engine, Action<string> progress)
+    {
+        _engine = engine;
+        _progress = progress;
+    }
+
+    /// <summary>
+    /// The measurement tool's door (`dotnet cow-measure doctor --selftest`): the tool loads this assembly from the SDK
+    /// package it carries and calls this by reflection, so it runs the engine and task a build runs. Prints the
+    /// report; returns 0, 1 (a check failed) or <see cref="MismatchExitCode"/>.
+    /// </summary>
+    internal static int RunForTool(string[] folders, TextWriter output, string? jsonFile, string? markdownFile)
+    {
+        IReadOnlyList<string> chosen = OnePerVolume(folders.Append(Path.GetTempPath()));
+        SelfTestReport report = new SelfTestRunner(CloneEngines.Current, output.WriteLine).Run(chosen, CancellationToken.None);
+        output.WriteLine();
+        foreach (string line in report.Lines())
+        {
+            output.WriteLine(line);
+        }
+
+        if (jsonFile is not null)
+        {
+            File.WriteAllText(jsonFile, report.Json());
+        }
+
+        if (markdownFile is not null)
+        {
+            File.WriteAllText(markdownFile, report.Markdown());
+        }
+
+        return report.ExitCode;
+    }
+
+    /// <summary>The first of the folders on each volume, made if missing (a build writes there anyway).</summary>
+    internal static IReadOnlyList<string> OnePerVolume(IEnumerable<string> folders)
+    {
+        VolumeCatalog volumes = VolumeCatalog.Fresh();
+        var chosen = new List<string>();
+        var roots = new HashSet<string>(VolumeCatalog.RootComparer);
+        foreach (string folder in folders)
+        {
+            Directory.CreateDirectory(folder);
+            if (roots.Add(volumes.Locate(folder).Root))
+            {
+                chosen.Add(folder);
+            }
+        }
+
+        return chosen;
+    }
+
+    /// <summary>Runs every check in a folder of its own under each of <paramref name="folders"/> (one per volume), removed after.</summary>
+    public SelfTestReport Run(IReadOnlyList<string> folders, CancellationToken cancellationToken)
+    {
+        var report = new SelfTestReport(MachineFacts.Describe());
+        VolumeCatalog volumes = VolumeCatalog.Fresh();
+        foreach (string folder in folders)
+        {
+            VolumeFacts facts = volumes.Inspect(folder);
+            var volume = new SelfTestVolume(folder, facts, MachineFacts.DriverOf(facts.Root));
+            report.Volumes.Add(volume);
+            string work = Path.Combine(folder, ".cow-selftest-" + Guid.NewGuid().ToString("N").Substring(0, 12));
+            try
+            {
+                Directory.CreateDirectory(work);
+                Check(volume, "files written moments before, cloned at once", () => JustWritten(work, volume, cancellationToken));
+                Check(volume, "settled files from 0 B to 64 MiB", () => Settled(work, volume, cancellationToken));
+                foreach (HoldMode mode in HoldModes.ForThisOS())
+                {
+                    Check(volume, $"a destination another process holds ({mode.Name})", () => Held(work, volume, mode));
+                }
+
+                Check(volume, $"{Writers} writers onto one destination with a reader", () => ManyWriters(work, volume, cancellationToken));
+                foreach (long size in TimedSizes)
+                {
+                    Check(volume, $"time per file of {SizeText(size)} against File.Copy", () => Timed(work, volume, size));
+                }
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                volume.Checks.Add(new SelfTestCheck("could not work in " + folder, Passed: false, e.Message, Mismatch: false));
+            }
+            finally
+            {
+                DeleteQuietly(work);
+            }
+        }
+
+        return report;
+    }
+
+    private void Check(SelfTestVolume volume, string name, Func<string> run)
+    {
+        _progress($"  {volume.Facts.Root} ({volume.Facts.FileSystem}): {name}...");
+        try
+        {
+            volume.Checks.Add(new SelfTestCheck(name, Passed: true, run(), Mismatch: false));
+        }
+        catch (OutputMismatchException e)
+        {
+            volume.Checks.Add(new SelfTestCheck(name, Passed: false, e.Message, Mismatch: true));
+        }
+        catch (Exception e) when (e is not (OperationCanceledException or OutOfMemoryException))
+        {
+            volume.Checks.Add(new SelfTestCheck(name, Passed: false, $"{e.GetType().Name}: {e.Message}", Mismatch: false));
+        }
+    }
+
+    private string JustWritten(string work, SelfTestVolume volume, CancellationToken cancellationToken)
+    {
+        var random = new Random(1);
+        int cloned = 0;
+        for (int i = 0; i < JustWrittenFiles; i++)
+        {
+            string source = Path.Combine(work, $"fresh-{i}.bin");
+            string destination = Path.Combine(work, $"fresh-{i}.copy");
+            byte[] content = new byte[(64 << 10) * (1 + random.Next(64))];
+            random.NextBytes(content);
+            File.WriteAllBytes(source, content); // no flush: the data may still be in the cache, as a build's outputs are
+            CloneResult result = _engine.CloneOrCopy(source, destination, cancellationToken);
+            cloned += result.Method == CloneMethod.Cloned ? 1 : 0;
+            Compare(content, destination);
+        }
+
+        volume.Cloned += cloned;
+        return $"{JustWrittenFiles} files of 64 KiB to 4 MiB, {cloned} cloned, every one equal to its source";
+    }
+
+    private string Settled(string work, SelfTestVolume volume, CancellationToken cancellationToken)
+    {
+        int cloned = 0;
+        foreach (long size in SettledSizes)
+        {
+            string source = Path.Combine(work, $"settled-{size}.bin");
+            byte[] content = WriteSettled(source, size);
+            CloneResult result = _engine.CloneOrCopy(source, source + ".copy", cancellationToken);
+            cloned += result.Method == CloneMethod.Cloned ? 1 : 0;
+            Compare(content, source + ".copy");
+            File.Delete(source);
+            File.Delete(source + ".copy");
+        }
+
+        volume.Cloned += cloned;
+        return $"{SettledSizes.Length} sizes ({string.Join(", ", SettledSizes.Select(SizeText))}), {cloned} cloned, every one equal to its source";
+    }
+
+    /// <summary>Ours and File.Copy onto a destination held the same way: the same outcome, and an equal file where both succeed.</summary>
+    private string Held(string work, SelfTestVolume volume, HoldMode mode)
+    {
+        string source = Path.Combine(work, "held.bin");
+        byte[] content = WriteSettled(source, 300_000);
+        string ours = Path.Combine(work, $"held-ours-{mode.Name.Replace(' ', '-')}.dll");
+        string stock = Path.Combine(work, $"held-stock-{mode.Name.Replace(' ', '-')}.dll");
+        File.WriteAllBytes(ours, new byte[1000]);
+        File.WriteAllBytes(stock, new byte[1000]);
+        string? oursFailed;
+        string? stockFailed;
+        using (Holder.Hold(ours, mode))
+        using (Holder.Hold(stock, mode))
+        {
+            oursFailed = Attempt(() => _engine.CloneOrCopy(source, ours, CancellationToken.None));
+            stockFailed = Attempt(() => File.Copy(source, stock, overwrite: true));
+        }
+
+        if (oursFailed is null)
+        {
+            Compare(content, ours);
+        }
+
+        if ((oursFailed is null) != (stockFailed is null))
+        {
+            throw new InvalidOperationException($"ours {(oursFailed is null ? "succeeded" : "failed: " + oursFailed)}, File.Copy {(stockFailed is null ? "succeeded" : "failed: " + stockFailed)}");
+        }
+
+        return oursFailed is null ? "copied, equal to its source, as File.Copy copies it" : $"refused as File.Copy refuses it ({oursFailed})";
+    }
+
+    private string ManyWriters(string work, SelfTestVolume volume, CancellationToken cancellationToken)
+    {
+        byte[][] sources = Enumerable.Range(0, Writers).Select(i => WriteSettled(Path.Combine(work, $"writer-{i}.bin"), (1 << 20) + (i * 4099))).ToArray();
+        string destination = Path.Combine(work, "shared.dll");
+        int reads = 0;
+        int torn = 0;
+        using var stop = new CancellationTokenSource();
+        System.Threading.Tasks.Task reader = System.Threading.Tasks.Task.Run(() =>
+        {
+            while (!stop.IsCancellationRequested)
+            {
+                byte[] seen;
+                try
+                {
+                    seen = File.ReadAllBytes(destination);
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+                {
+                    continue; // not there yet, or held by a writer (Windows): no content seen
+                }
+
+                reads++;
+                if (!sources.Any(source => SameBytes(source, seen)))
+                {
+                    Interlocked.Increment(ref torn);
+                }
+            }
+        });
+        var failures = new List<string>();
+        System.Threading.Tasks.Parallel.For(0, Writers, writer =>
+        {
+            for (int i = 0; i < CopiesPerWriter; i++)
+            {
+                var log = new SelfTestBuildEngine();
+                var copy = new Copy(_engine, Environment.GetEnvironmentVariable)
+                {
+                    BuildEngine = log,
+                    SourceFiles = [new TaskItem(Path.Combine(work, $"writer-{writer}.bin"))],
+                    DestinationFiles = [new TaskItem(destination)],
+                    RetryDelayMilliseconds = 10,
+                };
+                if (!copy.Execute())
+                {
+                    lock (failures)
+                    {
+                        failures.Add(log.FirstError ?? "the Copy task failed without an error");
+                    }
+                }
+            }
+        });
+        stop.Cancel();
+        reader.Wait(cancellationToken);
+        if (torn > 0)
+        {
+            throw new OutputMismatchException($"{torn} of {reads} reads of {destination} saw a file equal to no source: a partial or mixed destination");
+        }
+
+        if (failures.Count > 0)
+        {
+            throw new InvalidOperationException($"{failures.Count} of {Writers * CopiesPerWriter} copies failed, e.g. {failures[0]}");
+        }
+
+        byte[] last = File.ReadAllBytes(destination);
+        if (!sources.Any(source => SameBytes(source, last)))
+        {
+            throw new OutputMismatchException($"{destination} ended equal to no source");
+        }
+
+        return $"{Writers * CopiesPerWriter} copies by the Copy task, none failed; {reads} reads, each saw one whole source";
+    }
+
+    private string Timed(string work, SelfTestVolume volume, long size)
+    {
+        string source = Path.Combine(work, $"timed-{size}.bin");
+        byte[] content = WriteSettled(source, size);
+        var ours = new List<double>();
+        var stock = new List<double>();
+        for (int round = 0; round < TimedRounds; round++)
+        {
+            string mine = Path.Combine(work, $"timed-ours-{round}.bin");
+            string theirs = Path.Combine(work, $"timed-stock-{round}.bin");
+            var clock = Stopwatch.StartNew();
+            _engine.CloneOrCopy(source, mine, CancellationToken.None);
+            ours.Add(clock.Elapsed.TotalMilliseconds * 1000);
+            clock.Restart();
+            File.Copy(source, theirs);
+            stock.Add(clock.Elapsed.TotalMilliseconds * 1000);
+            Compare(content, mine);
+            File.Delete(mine);
+            File.Delete(theirs);
+        }
+
+        var timing = new SelfTestTiming(size, Spread.Of(ours), Spread.Of(stock));
+        volume.Timings.Add(timing);
+        return $"ours {timing.Ours}, File.Copy {timing.Stock} (µs, median [min-max] of {TimedRounds})";
+    }
+
+    private static byte[] WriteSettled(string path, long size)
+    {
+        byte[] content = new byte[size];
+        new Random((int)size).NextBytes(content);
+        using (var stream = new FileStream(path, FileMode.Create, FileAccess.Write))
+        {
+            stream.Write(content, 0, content.Length);
+            stream.Flush(flushToDisk: true); // on the disk, not only in the cache
+        }
+
+        File.SetLastWriteTimeUtc(path, DateTime.UtcNow.AddMinutes(-10));
+        return content;
+    }
+
+    /// <summary>Throws <see cref="OutputMismatchException"/> naming the first differing byte.</summary>
+    internal static void Compare(byte[] expected, string output)
+    {
+        byte[] actual = File.ReadAllBytes(output);
+        int length = Math.Min(expected.Length, actual.Length);
+        int first = 0;
+        while (first < length && expected[first] == actual[first])
+        {
+            first++;
+        }
+
+        if (first < length || expected.Length != actual.Length)
+        {
+            throw new OutputMismatchException($"{output} differs from its source at byte {first} ({actual.Length} bytes, the source {expected.Length})");
+        }
+    }
+
+    private static bool SameBytes(byte[] first, byte[] second)
+    {
+        if (first.Length != second.Length)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < first.Length; i++)
+        {
+            if (first[i] != second[i])
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static string? Attempt(Action action)
+    {
+        try
+        {
+            action();
+            return null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return e.Message;
+        }
+    }
+
+    private static void DeleteQuietly(string folder)
+    {
+        try
+        {
+            if (Directory.Exists(folder))
+            {
+                Directory.Delete(folder, recursive: true);
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // Left behind: the report's folder line names where.
+        }
+    }
+
+    internal static string SizeText(long size) => size >= 1 << 20 ? $"{size >> 20} MiB" : size >= 1 << 10 && size % 1024 == 0 ? $"{size >> 10} KiB" : $"{size} B";
+}
+
+/// <summary>An output that differs from its source: the one failure that gets an exit code of its own.</summary>
+internal sealed class OutputMismatchException : Exception
+{
+    public OutputMismatchException(string message)
+        : base(message)
+    {
+    }
+}
