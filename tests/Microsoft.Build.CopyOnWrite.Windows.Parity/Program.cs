@@ -53,7 +53,7 @@ internal static class Program
         DateTime start = DateTime.UtcNow;
         Console.WriteLine($"Windows parity: {RuntimeInformation.OSDescription}{(Win32.WineVersion is string wine ? $" under Wine {wine}" : string.Empty)}, .NET {Environment.Version}, {RuntimeInformation.ProcessArchitecture}");
         Console.WriteLine($"  stock Copy: {TaskDriver.StockAssemblyLocation} ({FileVersionInfo.GetVersionInfo(TaskDriver.StockAssemblyLocation).ProductVersion})");
-        Console.WriteLine($"  our Copy:   {typeof(Copy).Assembly.Location}, engine {CloneEngines.Current.GetType().Name}");
+        Console.WriteLine($"  our Copy:   {typeof(Copy).Assembly.Location}, engine {((CloneEngines.Current as FallbackLadder)?.Engine ?? CloneEngines.Current).GetType().Name} in the fallback ladder");
         Console.WriteLine($"  scratch:    {scratch}");
 
         var tests = new List<WindowsTest>();
@@ -61,6 +61,7 @@ internal static class Program
         tests.AddRange(EngineTests.All(scratch));
         tests.AddRange(VolumeTests.All(scratch));
         tests.AddRange(ConcurrentWriters.Tests(scratch));
+        tests.AddRange(SelfTestAndFaults.Tests(scratch));
         tests.AddRange(RealWindows.Tests(scratch));
         tests.AddRange(RealWindows.ParityElsewhere(Path.GetFileName(scratch)));
         if (filter is not null)

@@ -32,11 +32,14 @@ internal sealed class SelfTestRunner
 
     private readonly ICloneEngine _engine;
     private readonly Action<string> _progress;
+    private readonly Func<string, HoldMode, IDisposable> _hold;
 
-    public SelfTestRunner(ICloneEngine engine, Action<string> progress)
+    /// <param name="hold">Holds a file open as another process would; null: another process does (<see cref="Holder"/>).</param>
+    public SelfTestRunner(ICloneEngine engine, Action<string> progress, Func<string, HoldMode, IDisposable>? hold = null)
     {
         _engine = engine;
         _progress = progress;
+        _hold = hold ?? Holder.Hold;
     }
 
     /// <summary>
@@ -191,8 +194,8 @@ internal sealed class SelfTestRunner
         File.WriteAllBytes(stock, new byte[1000]);
         string? oursFailed;
         string? stockFailed;
-        using (Holder.Hold(ours, mode))
-        using (Holder.Hold(stock, mode))
+        using (_hold(ours, mode))
+        using (_hold(stock, mode))
         {
             oursFailed = Attempt(() => _engine.CloneOrCopy(source, ours, CancellationToken.None));
             stockFailed = Attempt(() => File.Copy(source, stock, overwrite: true));
