@@ -23,8 +23,16 @@ internal static class SelfTestAndFaults
             string folder = Path.Combine(scratch, "selftest");
             Directory.CreateDirectory(folder);
 
-            // The holder is a handle of this process: Windows checks sharing per handle, whoever holds it.
-            SelfTestReport report = new SelfTestRunner(CloneEngines.Current, log.Line, HoldHere).Run([folder], CancellationToken.None);
+            // The holder is a handle of this process: Windows checks sharing per handle, whoever holds it. Under Wine 8,
+            // a destination held with delete sharing is left out: replacing it needs the POSIX rename Wine lacks (its
+            // emulation removes the new file when the old handle closes), as the parity scenarios skip it too.
+            IReadOnlyList<HoldMode> modes = Win32.WineVersion is null ? HoldModes.ForThisOS() : HoldModes.ForThisOS().Where(mode => !mode.Share.Contains("Delete")).ToList();
+            if (modes.Count < HoldModes.ForThisOS().Count)
+            {
+                log.Line("not run under Wine: a destination held with delete sharing (Wine 8 has no POSIX rename)");
+            }
+
+            SelfTestReport report = new SelfTestRunner(CloneEngines.Current, log.Line, HoldHere, modes).Run([folder], CancellationToken.None);
 
             log.Line(string.Join(Environment.NewLine, report.Lines()));
             Check.That(!report.AnyMismatch, "an output differed from its source");

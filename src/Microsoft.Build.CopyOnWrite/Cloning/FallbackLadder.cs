@@ -71,7 +71,7 @@ internal sealed class FallbackLadder : ICloneEngine
         {
             return _engine.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
         }
-        catch (Exception e) when (IsFault(e))
+        catch (Exception e) when (IsFault(e) && !IsContention(e))
         {
             fault = EngineFault.From(e);
         }
@@ -176,6 +176,18 @@ internal sealed class FallbackLadder : ICloneEngine
         }
     }
 
+    /// <summary>
+    /// Another process holds the destination (Windows' sharing and lock violations): not a fault but contention, which
+    /// the task retries as the stock task retries it, each attempt atomic. Below the engine, a holder that lets go
+    /// between two rungs would see the last rung write in place while another reader opens the file, which a retry
+    /// never does (found by the self-test's four writers and a reader, and the parity suite's ConcurrentWriters).
+    /// </summary>
+    internal static bool IsContention(Exception e)
+    {
+        const int ErrorSharingViolation = unchecked((int)0x80070020), ErrorLockViolation = unchecked((int)0x80070021);
+        return e is IOException && e.HResult is ErrorSharingViolation or ErrorLockViolation;
+    }
+
     /// <summary>No space or quota left (Linux and macOS errno, Windows HRESULT).</summary>
     internal static bool IsVolumeFull(Exception e)
     {
@@ -224,8 +236,8 @@ internal readonly struct EngineFault
     }
 
     public static EngineFault Skipped(int faults)
-        => new("not tried", $"it failed {faults} times between these volumes in this process");
+        => new(string.Empty, $"our engine was not asked: it failed {faults} times between these volumes in this process");
 
     /// <summary>E.g. "our engine failed at LinuxCloneEngine.CloneOrCopyContent: IOException 0x00000005: Input/output error : '...'".</summary>
-    public string Describe() => $"our engine failed at {Step}: {Error}";
+    public string Describe() => Step.Length == 0 ? Error : $"our engine failed at {Step}: {Error}";
 }

@@ -33,13 +33,16 @@ internal sealed class SelfTestRunner
     private readonly ICloneEngine _engine;
     private readonly Action<string> _progress;
     private readonly Func<string, HoldMode, IDisposable> _hold;
+    private readonly IReadOnlyList<HoldMode> _holdModes;
 
     /// <param name="hold">Holds a file open as another process would; null: another process does (<see cref="Holder"/>).</param>
-    public SelfTestRunner(ICloneEngine engine, Action<string> progress, Func<string, HoldMode, IDisposable>? hold = null)
+    /// <param name="holdModes">The ways to hold a destination; null: every way this OS has (<see cref="HoldModes.ForThisOS"/>).</param>
+    public SelfTestRunner(ICloneEngine engine, Action<string> progress, Func<string, HoldMode, IDisposable>? hold = null, IReadOnlyList<HoldMode>? holdModes = null)
     {
         _engine = engine;
         _progress = progress;
         _hold = hold ?? Holder.Hold;
+        _holdModes = holdModes ?? HoldModes.ForThisOS();
     }
 
     /// <summary>
@@ -104,7 +107,7 @@ internal sealed class SelfTestRunner
                 Directory.CreateDirectory(work);
                 Check(volume, "files written moments before, cloned at once", () => JustWritten(work, volume, cancellationToken));
                 Check(volume, "settled files from 0 B to 64 MiB", () => Settled(work, volume, cancellationToken));
-                foreach (HoldMode mode in HoldModes.ForThisOS())
+                foreach (HoldMode mode in _holdModes)
                 {
                     Check(volume, $"a destination another process holds ({mode.Name})", () => Held(work, volume, mode));
                 }
@@ -248,7 +251,9 @@ internal sealed class SelfTestRunner
             for (int i = 0; i < CopiesPerWriter; i++)
             {
                 var log = new SelfTestBuildEngine();
-                var copy = new Copy(_engine, Environment.GetEnvironmentVariable)
+                // The task's defaults, whatever MSBUILD* switches this process has (and no read of the process's
+                // environment, which a task of a multi-threaded build may not make).
+                var copy = new Copy(_engine, _ => null)
                 {
                     BuildEngine = log,
                     SourceFiles = [new TaskItem(Path.Combine(work, $"writer-{writer}.bin"))],

@@ -256,7 +256,10 @@ public sealed partial class Copy
         }
 
         _summary.AddCloneResult(result, sourcePath, destinationPath);
-        if (result.Reason == FallbackReason.EngineFailed)
+        // A file the fallback ladder had to write in place (no new file could be put there: a folder that takes none, a
+        // rename refused) is the environment's doing, said below as the stock task's in-place writes are; any other
+        // fault is ours to hear about (COW006).
+        if (result.Reason == FallbackReason.EngineFailed && !result.WrittenInPlace)
         {
             SavingsReport.ReportEngineFault(Log, result.Detail, sourcePath, destinationPath);
         }
@@ -275,7 +278,14 @@ public sealed partial class Copy
         // the one time a destination is not replaced whole, so it is said, once for the file.
         if (result.WrittenInPlace && Log.LogsMessagesOfImportance(MessageImportance.Low))
         {
-            Log.LogMessage(MessageImportance.Low, CopyMessages.WrittenInPlace, destinationPath);
+            if (result.Reason == FallbackReason.EngineFailed)
+            {
+                Log.LogMessage(MessageImportance.Low, CopyMessages.WrittenInPlaceByFallback, destinationPath, result.Detail ?? string.Empty);
+            }
+            else
+            {
+                Log.LogMessage(MessageImportance.Low, CopyMessages.WrittenInPlace, destinationPath);
+            }
         }
 
         return true;

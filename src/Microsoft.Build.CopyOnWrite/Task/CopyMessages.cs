@@ -66,5 +66,7 @@ internal static class CopyMessages
     // Ours: a file the clone engine copied rather than cloned, and why (low importance).
     public const string CopiedNotCloned = "Copied \"{0}\" to \"{1}\" ({2}), not cloned: {3}.";
 
+    public const string WrittenInPlaceByFallback = "\"{0}\" could not be replaced by a new file, so it was written in place, as MSBuild's own Copy writes it ({1}).";
+
     public const string WrittenInPlace = "\"{0}\" was open in another process that did not let it be replaced, so it was written in place, as MSBuild's own Copy writes it; that process may see the new content.";
 }

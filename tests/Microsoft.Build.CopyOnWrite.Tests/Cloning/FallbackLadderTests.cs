@@ -99,6 +99,25 @@ public sealed class FallbackLadderTests
     }
 
     [TestMethod]
+    public void A_destination_another_process_holds_is_contention_not_a_fault_it_goes_back_to_the_tasks_retries()
+    {
+        string folder = TestScratch.NewFolder("ladder-contention");
+        string source = TestFiles.Write(folder, "a.dll", 1_000);
+        var held = new IOException("The process cannot access the file because it is being used by another process.", unchecked((int)0x80070020));
+        var plain = new RefusingPlainFiles(new PlainFiles()) { RefuseEverything = true };
+        var engine = new FailingEngine(held);
+        var ladder = new FallbackLadder(engine, plain);
+
+        for (int i = 0; i < 4; i++)
+        {
+            Assert.AreSame(held, Assert.ThrowsExactly<IOException>(() => ladder.CloneOrCopy(source, Path.Combine(folder, "out.dll"), CancellationToken.None)));
+        }
+
+        Assert.AreEqual(0, plain.Calls, "nothing written below the engine: the next attempt is a retry, atomic");
+        Assert.AreEqual(4, engine.Calls, "never counted as a fault, never skipped");
+    }
+
+    [TestMethod]
     public void After_three_faults_between_two_volumes_the_engine_is_not_asked_there_again()
     {
         string folder = TestScratch.NewFolder("ladder-skip");
