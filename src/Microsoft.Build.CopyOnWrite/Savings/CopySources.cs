@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite.Savings;
@@ -75,7 +76,16 @@ internal sealed class CopySources
         return new CopySources(accepted, string.IsNullOrEmpty(packageCache) || !Path.IsPathRooted(packageCache) ? null : packageCache);
     }
 
-    public static bool IsAccepted(SourceOrigin origin) => origin >= SourceOrigin.DotNetInstallation;
+    /// <summary>Whether Required accepts a copy from there: the table of <see cref="CloneRule"/>, which the doctor reads too.</summary>
+    public static bool IsAccepted(SourceOrigin origin) => CloneRule.AcceptsCopiesFrom(origin switch
+    {
+        SourceOrigin.PackageCache => CopySource.PackageCache,
+        SourceOrigin.DotNetInstallation => CopySource.DotNetInstallation,
+        SourceOrigin.MSBuildInstallation => CopySource.MSBuildInstallation,
+        SourceOrigin.NuGetFallbackFolder => CopySource.NuGetFallbackFolder,
+        SourceOrigin.Listed => CopySource.Listed,
+        _ => CopySource.Movable,
+    });
 
     /// <summary>Where a source file or folder lives.</summary>
     public SourceOrigin OriginOf(string path)

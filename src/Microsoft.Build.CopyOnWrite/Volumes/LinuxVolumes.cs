@@ -34,7 +34,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
     public VolumeLocation Locate(string path)
     {
         Mount mount = MountOf(RealPath(VolumeCatalog.NearestExisting(path)));
-        return new VolumeLocation(mount.Point, mount.FileSystem);
+        return new VolumeLocation(mount.Point, mount.FileSystem, mount.Device);
     }
 
     public VolumeFacts Inspect(string folder)
@@ -50,11 +50,11 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         };
 
         // .NET's File.Copy (so MSBuild's own Copy task) tries FICLONE first on Linux: where we clone, it clones too.
-        return new VolumeFacts(location.Root, location.FileSystem, canClone, evidence, canClone, null, null, null);
+        return new VolumeFacts(location.Root, location.FileSystem, canClone, evidence, canClone, null, null, null, location.FileSystemId);
     }
 
     public IReadOnlyList<VolumeLocation> MountedVolumes()
-        => Mounts().Where(m => ClonesSometimes.Contains(m.FileSystem)).OrderBy(m => m.Point, StringComparer.Ordinal).Select(m => new VolumeLocation(m.Point, m.FileSystem)).ToList();
+        => Mounts().Where(m => ClonesSometimes.Contains(m.FileSystem)).OrderBy(m => m.Point, StringComparer.Ordinal).Select(m => new VolumeLocation(m.Point, m.FileSystem, m.Device)).ToList();
 
     // The file systems that can clone on Linux (XFS only when made with reflink, which a probe tells).
     private static readonly HashSet<string> ClonesSometimes = new(StringComparer.Ordinal) { "xfs", "btrfs", "bcachefs", "ocfs2" };
@@ -113,7 +113,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
             }
         }
 
-        return new Mount("/", "unknown");
+        return new Mount("/", "unknown", null);
     }
 
     /// <summary>The mount table, longest mount point first, reused for the lifetime given.</summary>
@@ -140,16 +140,17 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            return [new Mount("/", "unknown")];
+            return [new Mount("/", "unknown", null)];
         }
 
         return ParseMountInfo(lines);
     }
 
     /// <summary>
-    /// "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 5 is the mount point, with
-    /// space, tab, newline and backslash as octal escapes; the field after the lone "-" is the file system. A mount
-    /// point mounted over again keeps its last (visible) line.
+    /// "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 3 is the file system's device
+    /// (one for every mount of it: bind mounts, btrfs subvolumes), field 5 the mount point, with space, tab, newline
+    /// and backslash as octal escapes; the field after the lone "-" is the file system. A mount point mounted over
+    /// again keeps its last (visible) line.
     /// </summary>
     internal static IEnumerable<Mount> ParseMountInfo(IEnumerable<string> lines)
     {
@@ -158,7 +159,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         {
             int separator = Array.IndexOf(fields, "-", 6);
             string point = Unescape(fields[4]);
-            mounts[point] = new Mount(point, separator > 0 && separator + 1 < fields.Length ? fields[separator + 1] : "unknown");
+            mounts[point] = new Mount(point, separator > 0 && separator + 1 < fields.Length ? fields[separator + 1] : "unknown", fields[2].Contains(':') ? fields[2] : null);
         }
 
         return mounts.Values;
@@ -208,6 +209,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         _ => $"errno {errno}",
     };
 
-    internal sealed record Mount(string Point, string FileSystem);
+    /// <param name="Device">The file system's major:minor (mountinfo's third field), shared by every mount of it.</param>
+    internal sealed record Mount(string Point, string FileSystem, string? Device);
 }
 #endif

@@ -99,9 +99,9 @@ internal sealed class VolumeCatalog
     /// <summary>The mounted volumes whose file system can clone, where the OS can list them (Linux); empty elsewhere.</summary>
     public IReadOnlyList<VolumeLocation> VolumesThatMayClone() => _inspector is IListsVolumes lister ? lister.MountedVolumes() : [];
 
-    /// <summary>Whether two paths are on one volume (by mount point or drive: what a clone needs).</summary>
+    /// <summary>Whether two paths are on one file system, which a clone needs (<see cref="CloneRule.SameFileSystem(VolumeLocation, VolumeLocation)"/>).</summary>
     public bool SameVolume(string first, string second)
-        => RootComparer.Equals(Locate(first).Root, Locate(second).Root);
+        => CloneRule.SameFileSystem(Locate(first), Locate(second));
 
     private bool IsStale(long when) => Stopwatch.GetTimestamp() - when > Lifetime.TotalSeconds * Stopwatch.Frequency;
 

@@ -38,7 +38,8 @@ public sealed class LinuxVolumesTests
 
         VolumeLocation location = Catalog().Locate(notYet);
 
-        Assert.AreEqual(new VolumeLocation(xfs.MountPoint, "xfs"), location);
+        Assert.AreEqual((xfs.MountPoint, "xfs"), (location.Root, location.FileSystem));
+        StringAssert.Matches(location.FileSystemId, new System.Text.RegularExpressions.Regex(@"^\d+:\d+$"), "the file system's device, from the mount table");
         Assert.IsFalse(Directory.Exists(notYet), "locating must not create the folder");
     }
 
