@@ -42,13 +42,57 @@ public sealed class DoctorCommandTests
         string otherCache = LoopFileSystems.Ext4.NewFolder("packages");
         string fallback = LoopFileSystems.Btrfs.NewFolder("fallback");
         string repository = Repository(xfs, packageCache: otherCache, fallbackFolder: fallback);
+        WriteAssets(repository, otherCache, runtimeAssembly: false);
 
         (int exit, string output) = Doctor(repository, "--require-clone");
 
-        Assert.AreEqual(0, exit, "the package cache does not stop the repository's own copies from cloning:\n" + output);
+        Assert.AreEqual(0, exit, "restore lists no package file a build copies, so the package cache does not stop the repository from cloning:\n" + output);
         StringAssert.Contains(output, $"warning: The NuGet package cache {otherCache}");
         StringAssert.Contains(output, $"export NUGET_PACKAGES={xfs.MountPoint}/.nuget/packages");
         StringAssert.Contains(output, $"warning: The NuGet fallback folder {fallback}");
+        StringAssert.Contains(output, "fact: restore (1 project.assets.json) lists no package with files a build copies");
+    }
+
+    /// <summary>
+    /// Issue 32's bug through the tool's door: the repository on XFS, the package cache on ext4, and restore says the
+    /// build copies a package's assembly from that cache. A Required build fails there (COW001), so --require-clone
+    /// must exit 3; it exited 0 saying "the repository clones what it builds".
+    /// </summary>
+    [TestMethod]
+    public void A_package_cache_on_ext4_that_restore_says_a_build_copies_from_fails_require_clone_with_exit_code_3()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string otherCache = LoopFileSystems.Ext4.NewFolder("packages");
+        string repository = Repository(xfs, packageCache: otherCache);
+        WriteAssets(repository, otherCache, runtimeAssembly: true);
+        string json = Path.Combine(xfs.NewFolder("report"), "doctor.json");
+
+        (int exit, string output) = Doctor(repository, "--require-clone", "--json", json);
+
+        Assert.AreEqual(DoctorCommand.CannotClone, exit, output);
+        StringAssert.Contains(output, $"error: The NuGet package cache {otherCache}");
+        StringAssert.Contains(output, "CopyOnWriteMode=Required fails on them (COW001)");
+        StringAssert.Contains(output, "Result: the repository does NOT clone what it builds");
+        using JsonDocument check = JsonDocument.Parse(File.ReadAllText(json));
+        JsonElement verdict = check.RootElement.GetProperty("verdict");
+        Assert.IsFalse(verdict.GetProperty("clones").GetBoolean());
+        JsonElement fromCache = verdict.GetProperty("copies").EnumerateArray().Single(c => c.GetProperty("fromRole").GetString() == "packageCache");
+        Assert.AreEqual("packageCache", fromCache.GetProperty("source").GetString());
+        Assert.IsFalse(fromCache.GetProperty("passesRequired").GetBoolean());
+    }
+
+    [TestMethod]
+    public void Not_restored_the_tool_assumes_package_files_come_from_the_cache_and_says_how_to_make_it_sure()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string otherCache = LoopFileSystems.Ext4.NewFolder("packages");
+        string repository = Repository(xfs, packageCache: otherCache);
+
+        (int exit, string output) = Doctor(repository, "--require-clone");
+
+        Assert.AreEqual(DoctorCommand.CannotClone, exit, output);
+        StringAssert.Contains(output, "assumed: no restore result was found, so the build is assumed to copy package files from the package cache");
+        StringAssert.Contains(output, "run `dotnet restore` first to make it sure");
     }
 
     [TestMethod]
@@ -178,6 +222,22 @@ public sealed class DoctorCommandTests
         string? json = arguments.SkipWhile(a => a != "--json").Skip(1).FirstOrDefault();
         int exit = DoctorCommand.Run(folders, json, arguments.Contains("--require-clone"), output, output);
         return (exit, output.ToString());
+    }
+
+    /// <summary>A project.assets.json as restore writes it for src/App: one package, Dep, in <paramref name="packageFolder"/>, with an assembly a build copies or only a placeholder.</summary>
+    private static void WriteAssets(string repository, string packageFolder, bool runtimeAssembly)
+    {
+        Directory.CreateDirectory(Path.Combine(packageFolder, "dep", "1.0.0"));
+        string obj = Directory.CreateDirectory(Path.Combine(repository, "src", "App", "obj")).FullName;
+        string runtime = runtimeAssembly ? "lib/net10.0/Dep.dll" : "lib/net10.0/_._";
+        File.WriteAllText(Path.Combine(obj, "project.assets.json"), $$"""
+            {
+              "version": 3,
+              "targets": { "net10.0": { "Dep/1.0.0": { "type": "package", "runtime": { "{{runtime}}": {} } } } },
+              "libraries": { "Dep/1.0.0": { "type": "package", "path": "dep/1.0.0", "files": [] } },
+              "packageFolders": { "{{packageFolder.TrimEnd('/')}}/": {} }
+            }
+            """);
     }
 
     /// <summary>A repository with one project (src/App) and a NuGet.config naming its package cache (and a fallback folder).</summary>

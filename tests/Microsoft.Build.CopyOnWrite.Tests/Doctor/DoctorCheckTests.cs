@@ -73,19 +73,73 @@ public sealed class DoctorCheckTests
     }
 
     [TestMethod]
-    public void A_package_cache_on_another_volume_is_a_warning_with_the_NUGET_PACKAGES_line_on_the_repositorys_volume()
+    public void A_package_cache_on_another_volume_that_restore_says_nothing_is_copied_from_is_a_warning_with_the_NUGET_PACKAGES_line()
     {
         LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("repo");
         string cache = LoopFileSystems.Ext4.NewFolder("packages");
+        WriteAssets(repository, cache, withRuntimeAssembly: false);
 
         DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.PackageCache, cache));
 
-        Assert.IsTrue(check.RepositoryClones, "the package cache does not stop the repository's own copies from cloning");
+        Assert.IsTrue(check.RepositoryClones, "restore lists no package file a build copies: nothing comes from the cache\n" + Text(check));
         Finding warning = check.Findings.Single(f => f.Severity == Severity.Warning);
         StringAssert.Contains(warning.Message, cache);
         CollectionAssert.AreEqual(new[] { $"export NUGET_PACKAGES={xfs.MountPoint}/.nuget/packages   # and in your shell profile", "dotnet restore" }, warning.Fix.ToArray());
         Assert.AreEqual(false, DoctorCheck.Clones(check.Folders[1], check.Folders[0]), "package files reach the repository as copies");
+    }
+
+    /// <summary>Issue 32's bug at the check's level: restore says a package's assembly is copied, from a cache on ext4; Required fails on it, so the check must too.</summary>
+    [TestMethod]
+    public void A_package_cache_on_another_volume_that_restore_says_a_build_copies_from_fails_the_verdict()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = xfs.NewFolder("repo");
+        string cache = LoopFileSystems.Ext4.NewFolder("packages");
+        WriteAssets(repository, cache, withRuntimeAssembly: true);
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin")), new CheckedFolder(FolderRole.PackageCache, cache));
+
+        Assert.IsFalse(check.RepositoryClones, Text(check));
+        Assert.AreEqual(false, check.Verdict.Clones);
+        Finding error = check.Findings[0];
+        Assert.AreEqual(Severity.Error, error.Severity, Text(check));
+        StringAssert.Contains(error.Message, "CopyOnWriteMode=Required fails on them (COW001)");
+        Assert.IsTrue(check.Verdict.Facts.Any(f => f.Contains("Dep/1.0.0", StringComparison.Ordinal)), string.Join("\n", check.Verdict.Facts));
+        Assert.AreEqual(0, check.Verdict.Assumptions.Count(a => a.Contains("no restore result", StringComparison.Ordinal)));
+    }
+
+    [TestMethod]
+    public void Without_a_restore_result_the_check_assumes_package_files_come_from_the_cache_and_says_so()
+    {
+        string repository = LoopFileSystems.Xfs.NewFolder("repo");
+        string cache = LoopFileSystems.Ext4.NewFolder("packages");
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.PackageCache, cache));
+
+        Assert.IsFalse(check.RepositoryClones, Text(check));
+        string assumption = check.Verdict.Assumptions.Single(a => a.Contains("no restore result", StringComparison.Ordinal));
+        StringAssert.Contains(assumption, "run `dotnet restore` first to make it sure");
+        StringAssert.Contains(string.Join("\n", DoctorReport.Lines(check)), "assumed: no restore result was found");
+        using var json = System.Text.Json.JsonDocument.Parse(DoctorReport.Json(check));
+        Assert.AreEqual(System.Text.Json.JsonValueKind.False, json.RootElement.GetProperty("verdict").GetProperty("clones").ValueKind);
+        Assert.IsTrue(json.RootElement.GetProperty("verdict").GetProperty("assumptions").EnumerateArray().Any(a => a.GetString()!.Contains("no restore result", StringComparison.Ordinal)));
+    }
+
+    /// <summary>A project.assets.json as restore writes it, in the repository's obj/: one package, Dep, in <paramref name="packageFolder"/>, with an assembly a build copies or only a placeholder.</summary>
+    private static void WriteAssets(string repository, string packageFolder, bool withRuntimeAssembly)
+    {
+        Directory.CreateDirectory(Path.Combine(packageFolder, "dep", "1.0.0"));
+        Directory.CreateDirectory(Path.Combine(repository, "obj"));
+        string runtime = withRuntimeAssembly ? "lib/net10.0/Dep.dll" : "lib/net10.0/_._";
+        File.WriteAllText(Path.Combine(repository, "obj", "project.assets.json"), $$"""
+            {
+              "version": 3,
+              "targets": { "net10.0": { "Dep/1.0.0": { "type": "package", "compile": { "{{runtime}}": {} }, "runtime": { "{{runtime}}": {} } } } },
+              "libraries": { "Dep/1.0.0": { "type": "package", "path": "dep/1.0.0", "files": [] } },
+              "packageFolders": { "{{packageFolder.TrimEnd('/')}}/": {} }
+            }
+            """);
     }
 
     [TestMethod]
@@ -133,7 +187,7 @@ public sealed class DoctorCheckTests
 
         DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"D:\src\app"), new CheckedFolder(FolderRole.PackageCache, @"C:\Users\me\.nuget\packages"));
 
-        Assert.IsTrue(check.RepositoryClones);
+        Assert.IsFalse(check.RepositoryClones, "not restored: package files are assumed to come from the cache on C:, which Required fails");
         Assert.AreEqual(true, check.Folders[0].Volume.DevDrive);
         Finding trust = check.Findings.Single(f => f.Message.Contains("not trusted"));
         CollectionAssert.AreEqual(new[] { "fsutil devdrv trust D:", "fsutil devdrv query D:" }, trust.Fix.ToArray());
