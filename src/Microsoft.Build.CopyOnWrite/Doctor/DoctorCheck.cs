@@ -108,14 +108,15 @@ internal sealed class DoctorCheck
         IReadOnlyList<string> copiedFrom = folders.Where(f => f.Role == FolderRole.CopiedFrom).Select(f => Normalize(f.Path)).ToList();
 
         // A folder named twice (NuGet lists the package cache among its package folders) is shown once, under its first role.
+        IReadOnlyList<string> notToWriteIn = folders.Where(f => f.Role == FolderRole.DotnetInstallation).Select(f => Normalize(f.Path)).ToList();
         foreach (CheckedFolder folder in folders.OrderBy(f => f.Role).GroupBy(f => Normalize(f.Path), VolumeCatalog.RootComparer).Select(g => g.First()))
         {
-            found.Add(Look(folder, catalog));
+            found.Add(Look(folder, catalog, MayProbe(folder, notToWriteIn)));
         }
 
         CloneVerdict verdict = CloneVerdict.For(found, facts ?? BuildFacts.None, copiedFrom, folder =>
         {
-            FolderOnVolume added = Look(folder, catalog);
+            FolderOnVolume added = Look(folder, catalog, MayProbe(folder, notToWriteIn));
             found.Add(added);
             return added;
         });
@@ -129,13 +130,44 @@ internal sealed class DoctorCheck
         return new DoctorCheck(found, elsewhere, findings.OrderBy(f => f.Severity).ToList(), verdict);
     }
 
-    private static FolderOnVolume Look(CheckedFolder folder, VolumeCatalog catalog)
+    /// <summary>
+    /// Whether the check may write its probe file in <paramref name="folder"/>: only where a build writes anyway (the
+    /// repository and its outputs, the package cache, the temp folder) or a folder the user named, and never inside the
+    /// .NET installation or a system folder, whatever the permissions (root may write anywhere). Elsewhere the volume
+    /// is judged by its own flags or its file system's kind, and its evidence says so.
+    /// </summary>
+    internal static bool MayProbe(CheckedFolder folder, IReadOnlyList<string> notToWriteIn)
+    {
+        if (folder.Role is FolderRole.DotnetInstallation or FolderRole.PackageFallbackFolder)
+        {
+            return false;
+        }
+
+        string path = Normalize(folder.Path);
+        return !notToWriteIn.Concat(SystemFolders).Any(system => Inside(path, system)) && path.Length > 1 && Path.GetPathRoot(path) != path + Path.DirectorySeparatorChar;
+    }
+
+    /// <summary>Folders of the OS and its packages (Linux, macOS; Windows is never written to), where no probe goes.</summary>
+    internal static readonly string[] SystemFolders =
+    [
+        "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/etc", "/proc", "/sys", "/dev", "/run", "/snap", "/var/lib",
+        "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec", "/usr/include", "/usr/share",
+        "/System/Library", "/System/Applications", "/Library", "/Applications",
+    ];
+
+    private static bool Inside(string path, string folder)
+    {
+        string root = folder.TrimEnd('/', '\\');
+        return path.StartsWith(root, StringComparison.Ordinal) && (path.Length == root.Length || path[root.Length] is '/' or '\\');
+    }
+
+    private static FolderOnVolume Look(CheckedFolder folder, VolumeCatalog catalog, bool mayProbe)
     {
         bool exists = Directory.Exists(folder.Path);
         VolumeFacts volume;
         try
         {
-            volume = catalog.Inspect(folder.Path);
+            volume = catalog.Inspect(folder.Path, mayProbe);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -146,8 +178,9 @@ internal sealed class DoctorCheck
     }
 
     /// <summary>
-    /// Where the repository's volume does not clone, the mounted volumes that do (a probe clone at their mount point,
-    /// where one can be written): the fix can then name a volume this machine already has instead of a new one.
+    /// Where the repository's volume does not clone, the mounted volumes that do (from their own flags or their kind: no
+    /// probe is written at a mount point that is no folder of the build): the fix can then name a volume this machine
+    /// already has instead of a new one.
     /// </summary>
     private static IReadOnlyList<VolumeFacts> CloneCapableVolumesBesides(FolderOnVolume? repository, VolumeCatalog catalog)
     {
@@ -161,7 +194,8 @@ internal sealed class DoctorCheck
         {
             try
             {
-                VolumeFacts facts = catalog.Inspect(candidate.Root);
+                // Not a folder of the build, nor one the user named: judged without writing there (its flags or its kind).
+                VolumeFacts facts = catalog.Inspect(candidate.Root, mayWrite: false);
                 if (facts.CanClone == true)
                 {
                     volumes.Add(facts);

@@ -48,10 +48,13 @@ internal interface IVolumeInspector
 
     /// <summary>
     /// Everything about the volume of <paramref name="folder"/>, including whether it clones. Where the OS has no flag
-    /// for that (Linux, macOS) a small file of our own is cloned in <paramref name="folder"/> and removed; a folder that
-    /// cannot be written to falls back to what the file system's kind says, or to "unknown".
+    /// for that (Linux, macOS) a small file of our own is cloned in <paramref name="folder"/>, with no name where the
+    /// file system allows (nothing to leave behind, whatever stops the process); a folder that cannot be written to,
+    /// or that <paramref name="mayWrite"/> false keeps us from writing to (the .NET installation, a system folder), is
+    /// answered from the volume's own flags where it has them (XFS), else from what the file system's kind says, else
+    /// "unknown", and the evidence says so.
     /// </summary>
-    VolumeFacts Inspect(string folder);
+    VolumeFacts Inspect(string folder, bool mayWrite);
 }
 
 /// <summary>An inspector that can list the volumes mounted on this machine (Linux: the mount table).</summary>
