@@ -1,6 +1,6 @@
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
-/// <summary>Where the source of a copy lives, as far as the clone rule cares: whether a user can move it.</summary>
+/// <summary>Where the source of a copy lives, as far as the clone rule cares: whether a user can move it (the build knows it as SourceOrigin, an alias in Savings/CopySources).</summary>
 internal enum CopySource
 {
     /// <summary>A folder the user can move onto the destination's volume (the repository, its outputs, the temp folder...).</summary>
