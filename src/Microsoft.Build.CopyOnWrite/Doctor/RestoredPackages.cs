@@ -117,16 +117,24 @@ internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> Assets
             && assets.EnumerateObject().Any(asset => !asset.Name.EndsWith("_._", StringComparison.Ordinal)));
 #endif
 
-    /// <summary>project.assets.json in obj/ folders under the repository, five levels deep at most, skipping .git and node_modules.</summary>
+    /// <summary>Folders looked into at most, so that a huge tree costs the check a bounded time.</summary>
+    private const int MostFoldersSearched = 20_000;
+
+    /// <summary>
+    /// project.assets.json in obj/ folders under the repository (artifacts/obj/... too), six levels deep and
+    /// <see cref="MostFoldersSearched"/> folders at most, breadth first, skipping .git, node_modules and bin.
+    /// </summary>
     private static IEnumerable<string> FindUnder(string repository)
     {
         var found = new List<string>();
         var level = new List<string> { repository };
-        for (int depth = 0; depth < 6 && level.Count > 0 && found.Count < 200; depth++)
+        int searched = 0;
+        for (int depth = 0; depth < 7 && level.Count > 0 && found.Count < 200 && searched < MostFoldersSearched; depth++)
         {
             var next = new List<string>();
-            foreach (string folder in level)
+            foreach (string folder in level.Take(MostFoldersSearched - searched))
             {
+                searched++;
                 string assets = Path.Combine(folder, "project.assets.json");
                 if (File.Exists(assets))
                 {

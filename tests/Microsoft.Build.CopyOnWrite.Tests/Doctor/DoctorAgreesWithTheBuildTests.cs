@@ -58,16 +58,18 @@ public sealed class DoctorAgreesWithTheBuildTests
     }
 
     [TestMethod]
-    public void Outputs_on_another_volume_through_ArtifactsPath_both_say_it_does_not_clone()
+    [DataRow("ArtifactsPath")]
+    [DataRow("OutDir")]
+    public void Outputs_on_another_volume_set_in_Directory_Build_props_both_say_it_does_not_clone(string property)
     {
-        string artifacts = LoopFileSystems.Btrfs.NewFolder("agree-artifacts");
+        string outputs = LoopFileSystems.Btrfs.NewFolder("agree-outputs");
         LoopFileSystem xfs = LoopFileSystems.Xfs;
-        BuildLayout layout = BuildLayout.Create(xfs.NewFolder("agree-artifacts"), xfs.NewFolder("agree-cache"), withPackage: false, directoryBuildProps: $"<ArtifactsPath>{artifacts}</ArtifactsPath>");
+        BuildLayout layout = BuildLayout.Create(xfs.NewFolder("agree-outputs"), xfs.NewFolder("agree-cache"), withPackage: false, directoryBuildProps: $"<{property}>{outputs}/</{property}>");
 
         BuildVerdicts verdicts = layout.Judge();
 
         verdicts.AssertBoth(clones: false);
-        Assert.IsTrue(Directory.EnumerateFiles(artifacts, ConsumerRepository.ContentFile, SearchOption.AllDirectories).Any(), "the build wrote its outputs under ArtifactsPath");
+        Assert.IsTrue(Directory.EnumerateFiles(outputs, ConsumerRepository.ContentFile, SearchOption.AllDirectories).Any(), $"the build wrote its outputs under {property}");
     }
 
     [TestMethod]
