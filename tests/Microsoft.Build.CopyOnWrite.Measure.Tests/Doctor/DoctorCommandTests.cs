@@ -81,6 +81,24 @@ public sealed class DoctorCommandTests
         Assert.IsFalse(fromCache.GetProperty("passesRequired").GetBoolean());
     }
 
+    /// <summary>A folder a step of the build copies from, named with --copies-from, is judged as Required judges it: on ext4, exit 3 and why.</summary>
+    [TestMethod]
+    public void A_folder_named_with_copies_from_on_another_volume_fails_require_clone_as_the_build_would()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string cache = xfs.NewFolder("packages");
+        string repository = Repository(xfs, packageCache: cache);
+        WriteAssets(repository, cache, runtimeAssembly: false);
+        string staging = LoopFileSystems.Ext4.NewFolder("staging");
+        var output = new StringWriter();
+
+        int exit = DoctorCommand.Run([repository], json: null, requireClone: true, output, output, copiesFrom: [staging]);
+
+        Assert.AreEqual(DoctorCommand.CannotClone, exit, output.ToString());
+        StringAssert.Contains(output.ToString(), $"error: CopyOnWriteMode=Required fails (COW001) on files a step of the build copies into the build output: they go from {staging}");
+        StringAssert.Contains(output.ToString(), $"dotnet build -p:CopyOnWriteAcceptCopiesFrom={staging}   # only if it cannot move");
+    }
+
     [TestMethod]
     public void Not_restored_the_tool_assumes_package_files_come_from_the_cache_and_says_how_to_make_it_sure()
     {

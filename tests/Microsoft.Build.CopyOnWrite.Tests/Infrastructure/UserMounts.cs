@@ -93,31 +93,21 @@ public static class UserMounts
     /// </summary>
     public static Mounts Overlay(LoopFileSystem under)
     {
-        string layers = under.NewFolder("overlay");
-        string lower = Directory.CreateDirectory(Path.Combine(layers, "lower", "src")).Parent!.FullName;
-        string upper = Directory.CreateDirectory(Path.Combine(layers, "upper")).FullName;
-        string work = Directory.CreateDirectory(Path.Combine(layers, "work")).FullName;
-        WritePayload(Path.Combine(lower, "src"));
+        string options = Layers(under, "overlay");
         string point = NewPoint("overlay");
-        Must(ProcessRunner.Run("mount", "-t", "overlay", "overlay", "-o", $"lowerdir={lower},upperdir={upper},workdir={work}", point), "mount -t overlay");
-        var mounts = new Mounts { What = $"overlayfs on {under.Kind}", Source = Path.Combine(point, "src"), Destination = Directory.CreateDirectory(Path.Combine(point, "out")).FullName };
-        mounts.Add(point);
-        return mounts;
+        Must(ProcessRunner.Run("mount", "-t", "overlay", "overlay", "-o", options, point), "mount -t overlay");
+        return Merged($"overlayfs on {under.Kind}", point);
     }
 
     /// <summary>fuse-overlayfs (rootless Podman's overlay) with its layers on <paramref name="under"/>, laid out as <see cref="Overlay"/>.</summary>
     public static Mounts FuseOverlay(LoopFileSystem under)
     {
-        string layers = under.NewFolder("fuse-overlay");
-        string lower = Directory.CreateDirectory(Path.Combine(layers, "lower", "src")).Parent!.FullName;
-        string upper = Directory.CreateDirectory(Path.Combine(layers, "upper")).FullName;
-        string work = Directory.CreateDirectory(Path.Combine(layers, "work")).FullName;
-        WritePayload(Path.Combine(lower, "src"));
+        string options = Layers(under, "fuse-overlay");
         string point = NewPoint("fuse-overlay");
         ProcessResult mount;
         try
         {
-            mount = ProcessRunner.Run("fuse-overlayfs", "-o", $"lowerdir={lower},upperdir={upper},workdir={work}", point);
+            mount = ProcessRunner.Run("fuse-overlayfs", "-o", options, point);
         }
         catch (System.ComponentModel.Win32Exception e)
         {
@@ -130,7 +120,24 @@ public static class UserMounts
             Assert.Inconclusive($"SKIPPED: fuse-overlayfs could not mount (no /dev/fuse in this container?): {mount.Output.Trim()}");
         }
 
-        var mounts = new Mounts { What = $"fuse-overlayfs on {under.Kind}", Source = Path.Combine(point, "src"), Destination = Directory.CreateDirectory(Path.Combine(point, "out")).FullName };
+        return Merged($"fuse-overlayfs on {under.Kind}", point);
+    }
+
+    /// <summary>Lower (with src/payload.bin, an image's file), upper and work folders on <paramref name="under"/>: the overlay's -o options.</summary>
+    private static string Layers(LoopFileSystem under, string purpose)
+    {
+        string layers = under.NewFolder(purpose);
+        string lower = Directory.CreateDirectory(Path.Combine(layers, "lower", "src")).Parent!.FullName;
+        string upper = Directory.CreateDirectory(Path.Combine(layers, "upper")).FullName;
+        string work = Directory.CreateDirectory(Path.Combine(layers, "work")).FullName;
+        WritePayload(Path.Combine(lower, "src"));
+        return $"lowerdir={lower},upperdir={upper},workdir={work}";
+    }
+
+    /// <summary>The merged view at <paramref name="point"/>: src/ from the lower layer, out/ made in it (so in the upper layer).</summary>
+    private static Mounts Merged(string what, string point)
+    {
+        var mounts = new Mounts { What = what, Source = Path.Combine(point, "src"), Destination = Directory.CreateDirectory(Path.Combine(point, "out")).FullName };
         mounts.Add(point);
         return mounts;
     }
