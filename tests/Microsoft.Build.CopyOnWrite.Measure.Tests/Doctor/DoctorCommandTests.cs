@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.Json;
@@ -126,6 +127,93 @@ public sealed class DoctorCommandTests
         StringAssert.Contains(output, "error: The repository");
         StringAssert.Contains(output, $"{xfs.MountPoint} (xfs)");
         StringAssert.Contains(output, "git clone <repository> ");
+    }
+
+    /// <summary>
+    /// Ctrl-C inside the probe clone: strace (an independent program) holds each ioctl of the tool's main thread for
+    /// 2 s before it enters the kernel, FICLONE among them, so the probe's files stay open that long; the test sees them
+    /// in /proc/PID/fd, sends SIGINT then, and the repository holds afterwards exactly what it held before.
+    /// </summary>
+    [TestMethod]
+    public void Ctrl_C_during_the_probe_clone_leaves_no_file_in_the_repository()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
+        string[] before = Entries(repository);
+        var start = new System.Diagnostics.ProcessStartInfo("env")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        foreach (string argument in new[] { "--default-signal=INT", "strace", "-o", "/dev/null", "-e", "trace=ioctl", "-e", "inject=ioctl:delay_enter=2000000", "dotnet", typeof(DoctorCommand).Assembly.Location, "doctor", repository })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        if (ProcessRunner.Run("sh", "-c", "command -v strace").ExitCode != 0)
+        {
+            Assert.Inconclusive("SKIPPED: this test needs strace to hold the probe's system call open (.ci/run installs it)");
+        }
+
+        using var traced = System.Diagnostics.Process.Start(start)!;
+        var output = new System.Text.StringBuilder();
+        traced.OutputDataReceived += (_, e) => output.AppendLine(e.Data);
+        traced.ErrorDataReceived += (_, e) => output.AppendLine(e.Data);
+        traced.BeginOutputReadLine();
+        traced.BeginErrorReadLine();
+        string? probing = null;
+        int tool = 0;
+        var deadline = DateTime.UtcNow + TimeSpan.FromMinutes(2);
+        while (probing is null && !traced.HasExited && DateTime.UtcNow < deadline)
+        {
+            tool = tool != 0 ? tool : ChildOf(traced.Id);
+            probing = tool == 0 ? null : OpenFilesOf(tool).FirstOrDefault(f => f.StartsWith(repository + "/", StringComparison.Ordinal));
+            System.Threading.Thread.Sleep(20);
+        }
+
+        if (probing is null)
+        {
+            traced.Kill(entireProcessTree: true);
+            Assert.Fail($"the probe's files were never seen open in {repository}:\n{output}");
+        }
+
+        Assert.AreEqual(0, ProcessRunner.Run("kill", "-INT", tool.ToString(System.Globalization.CultureInfo.InvariantCulture)).ExitCode);
+        Assert.IsTrue(traced.WaitForExit(60_000), "the tool did not stop after Ctrl-C:\n" + output);
+        traced.WaitForExit();
+
+        Assert.IsFalse(output.ToString().Contains("Result:", StringComparison.Ordinal), "Ctrl-C came after the check ended, so nothing was interrupted:\n" + output);
+        CollectionAssert.AreEqual(before, Entries(repository), $"Ctrl-C while {probing} was open left a file behind:\n{output}");
+    }
+
+    private static string[] Entries(string folder)
+        => Directory.GetFileSystemEntries(folder, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal).ToArray();
+
+    /// <summary>The first child of <paramref name="parent"/> (strace's tracee), from /proc; 0 while it has none.</summary>
+    private static int ChildOf(int parent)
+    {
+        string children = Path.Combine("/proc", parent.ToString(System.Globalization.CultureInfo.InvariantCulture), "task", parent.ToString(System.Globalization.CultureInfo.InvariantCulture), "children");
+        try
+        {
+            string first = File.ReadAllText(children).Split(' ', StringSplitOptions.RemoveEmptyEntries).FirstOrDefault() ?? "0";
+            return int.Parse(first, System.Globalization.CultureInfo.InvariantCulture);
+        }
+        catch (IOException)
+        {
+            return 0;
+        }
+    }
+
+    /// <summary>What the process's descriptors point at (an unnamed file reads "/folder/#inode (deleted)").</summary>
+    private static IEnumerable<string> OpenFilesOf(int process)
+    {
+        try
+        {
+            return Directory.GetFiles($"/proc/{process}/fd").Select(fd => new FileInfo(fd).LinkTarget ?? string.Empty).ToList();
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return [];
+        }
     }
 
     [TestMethod]
