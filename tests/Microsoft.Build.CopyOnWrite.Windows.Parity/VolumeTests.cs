@@ -19,7 +19,7 @@ internal static class VolumeTests
             Directory.CreateDirectory(folder);
             var volumes = new WindowsVolumes(new WindowsVolumeSystem());
 
-            VolumeFacts facts = volumes.Inspect(folder);
+            VolumeFacts facts = volumes.Inspect(folder, mayWrite: true);
             VolumeLocation notYet = volumes.Locate(Path.Combine(folder, "bin", "Debug", "net10.0"));
 
             var drive = new DriveInfo(Path.GetPathRoot(Path.GetFullPath(folder))!);

@@ -98,6 +98,16 @@ internal static class BuildFolders
             .Select(relative => Path.GetFullPath(Path.Combine(folder, relative)));
     }
 
+    /// <summary>What the build knows beyond folders, as MSBuild evaluates the project: ProjectAssetsFile, CopyOnWriteAcceptCopiesFrom; and NUGET_FALLBACK_PACKAGES.</summary>
+    public static BuildFacts FactsOf(string project)
+    {
+        IReadOnlyDictionary<string, string> properties = Evaluate(project);
+        return new BuildFacts(
+            properties.TryGetValue("ProjectAssetsFile", out string? assets) && !string.IsNullOrEmpty(assets) ? [InFolder(Path.GetDirectoryName(project)!, assets)] : [],
+            BuildFacts.FullPaths(properties.GetValueOrDefault("CopyOnWriteAcceptCopiesFrom") ?? Environment.GetEnvironmentVariable("CopyOnWriteAcceptCopiesFrom")),
+            BuildFacts.FullPaths(Environment.GetEnvironmentVariable("NUGET_FALLBACK_PACKAGES")));
+    }
+
     public static IReadOnlyList<CheckedFolder> Of(string repository, string project, IEnumerable<string> others)
     {
         repository = Path.GetFullPath(repository);
@@ -139,26 +149,46 @@ internal static class BuildFolders
     /// <summary>OutDir and IntermediateOutputPath of the project as MSBuild evaluates them (no build: -getProperty), or null.</summary>
     private static (string Output, string Intermediate)? OutputsAsMSBuildSaysThem(string project)
     {
-        ShellResult result = Shell.Run("dotnet", ["msbuild", project, "-nologo", "-getProperty:OutDir", "-getProperty:IntermediateOutputPath"], timeout: TimeSpan.FromMinutes(2));
-        int json = result.Output.IndexOf('{');
-        if (!result.Succeeded || json < 0)
+        IReadOnlyDictionary<string, string> properties = Evaluate(project);
+        string folder = Path.GetDirectoryName(project)!;
+        return properties.TryGetValue("OutDir", out string? output) && properties.TryGetValue("IntermediateOutputPath", out string? intermediate)
+            && !string.IsNullOrEmpty(output) && !string.IsNullOrEmpty(intermediate)
+            ? (InFolder(folder, output), InFolder(folder, intermediate))
+            : null;
+    }
+
+    private static readonly Dictionary<string, IReadOnlyDictionary<string, string>> Evaluated = new(StringComparer.Ordinal);
+
+    /// <summary>The properties the doctor reads, as MSBuild evaluates the project (no build: -getProperty), once per project; empty when MSBuild could not.</summary>
+    private static IReadOnlyDictionary<string, string> Evaluate(string project)
+    {
+        if (Evaluated.TryGetValue(project, out IReadOnlyDictionary<string, string>? known))
         {
-            return null;
+            return known;
         }
 
-        try
+        string[] names = ["OutDir", "IntermediateOutputPath", "ProjectAssetsFile", "CopyOnWriteAcceptCopiesFrom"];
+        ShellResult result = Shell.Run("dotnet", ["msbuild", project, "-nologo", .. names.Select(n => "-getProperty:" + n)], timeout: TimeSpan.FromMinutes(2));
+        var values = new Dictionary<string, string>(StringComparer.Ordinal);
+        int json = result.Output.IndexOf('{');
+        if (result.Succeeded && json >= 0)
         {
-            using var document = System.Text.Json.JsonDocument.Parse(result.Output[json..]);
-            System.Text.Json.JsonElement properties = document.RootElement.GetProperty("Properties");
-            string folder = Path.GetDirectoryName(project)!;
-            string? output = properties.GetProperty("OutDir").GetString();
-            string? intermediate = properties.GetProperty("IntermediateOutputPath").GetString();
-            return string.IsNullOrEmpty(output) || string.IsNullOrEmpty(intermediate) ? null : (InFolder(folder, output), InFolder(folder, intermediate));
+            try
+            {
+                using var document = System.Text.Json.JsonDocument.Parse(result.Output[json..]);
+                foreach (System.Text.Json.JsonProperty property in document.RootElement.GetProperty("Properties").EnumerateObject())
+                {
+                    values[property.Name] = property.Value.GetString() ?? string.Empty;
+                }
+            }
+            catch (Exception e) when (e is System.Text.Json.JsonException or KeyNotFoundException or InvalidOperationException)
+            {
+                values.Clear();
+            }
         }
-        catch (Exception e) when (e is System.Text.Json.JsonException or KeyNotFoundException or InvalidOperationException)
-        {
-            return null;
-        }
+
+        Evaluated[project] = values;
+        return values;
     }
 
     /// <summary>A path MSBuild gave relative to the project (with \ as it writes them on every OS) as a full path here.</summary>

@@ -1,5 +1,7 @@
 using System;
+using System.Collections.Generic;
 using System.CommandLine;
+using System.Linq;
 using System.IO;
 using Microsoft.Build.CopyOnWrite.Doctor;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -27,7 +29,12 @@ internal static class DoctorCommand
         var json = new Option<string?>("--json") { Description = "Also write the check as JSON to this file.", HelpName = "FILE" };
         var requireClone = new Option<bool>("--require-clone")
         {
-            Description = $"Exit with {CannotClone} when the repository cannot clone what it builds (its volume does not clone, or its outputs are on another volume): for a CI step.",
+            Description = $"Exit with {CannotClone} when the repository cannot clone what it builds, by the rule of CopyOnWriteMode=Required (a file copied, not cloned, fails unless it comes from the .NET installation, a NuGet fallback folder of NUGET_FALLBACK_PACKAGES or a folder in CopyOnWriteAcceptCopiesFrom): for a CI step.",
+        };
+        var copiesFrom = new Option<string[]>("--copies-from")
+        {
+            Description = "A folder a step of the build copies from, besides the repository and the package folders (the temp folder, a shared drive): judged as CopyOnWriteMode=Required judges it. Repeat for more.",
+            HelpName = "FOLDER",
         };
         var selfTest = new Option<bool>("--selftest")
         {
@@ -40,12 +47,12 @@ internal static class DoctorCommand
             + "its outputs, the NuGet package cache and fallback folders, the .NET installation and the temp folder, each on its volume, "
             + "which of them share a volume that clones, and the command that fixes each problem.")
         {
-            folders, json, requireClone, selfTest, selfTestJson, selfTestMarkdown,
+            folders, json, requireClone, copiesFrom, selfTest, selfTestJson, selfTestMarkdown,
         };
         command.SetAction(result =>
         {
             var selfTestFiles = result.GetValue(selfTest) ? (result.GetValue(selfTestJson), result.GetValue(selfTestMarkdown)) : ((string?, string?)?)null;
-            return Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error, selfTestFiles);
+            return Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error, result.GetValue(copiesFrom) ?? [], selfTestFiles);
         });
         return command;
     }
@@ -54,7 +61,7 @@ internal static class DoctorCommand
     public const int SelfTestMismatch = 4;
 
     /// <param name="selfTest">With --selftest: its JSON and markdown files (each may be null); null without it.</param>
-    public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error, (string? Json, string? Markdown)? selfTest = null)
+    public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error, string[]? copiesFrom = null, (string? Json, string? Markdown)? selfTest = null)
     {
         string named = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
         if (!BuildFolders.TryFindProject(named, out string repository, out string? project, out string? problem))
@@ -63,7 +70,9 @@ internal static class DoctorCommand
             return Program.BadInput;
         }
 
-        DoctorCheck check = DoctorCheck.Run(BuildFolders.Of(repository, project!, folders.Length > 1 ? folders[1..] : []), VolumeCatalog.Fresh(), AdviceOSes.ThisProcess);
+        IEnumerable<CheckedFolder> checkedFolders = BuildFolders.Of(repository, project!, folders.Length > 1 ? folders[1..] : [])
+            .Concat((copiesFrom ?? []).Select(f => new CheckedFolder(FolderRole.CopiedFrom, Path.GetFullPath(f))));
+        DoctorCheck check = DoctorCheck.Run(checkedFolders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, BuildFolders.FactsOf(project!));
         output.WriteLine($"Repository: {repository} (the nearest folder with a Directory.Build.props, else the folder named); outputs: those of {project}.");
         foreach (string line in DoctorReport.Lines(check))
         {

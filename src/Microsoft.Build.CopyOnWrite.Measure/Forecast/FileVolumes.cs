@@ -7,11 +7,15 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 
 /// <summary>A file named in the binary log, as it is on disk now.</summary>
-/// <param name="Volume">The key of its volume (Linux: st_dev; elsewhere the volume's root), empty when it is gone.</param>
+/// <param name="Volume">The key of its file system (Linux: the device /proc/self/mountinfo gives its mount; elsewhere the volume's root), empty when it is gone.</param>
 internal sealed record FileOnDisk(bool Exists, bool Regular, long Size, string Volume);
 
 /// <summary>A volume that files of the build sit on.</summary>
-/// <param name="Key">Linux: the device number st_dev as major:minor, as /proc/self/mountinfo and lsblk show it; elsewhere the volume's root.</param>
+/// <param name="Key">
+/// Linux: the file system's device as major:minor, as /proc/self/mountinfo shows it for its mount (the volume component's
+/// <see cref="VolumeLocation.FileSystemId"/>): btrfs gives each subvolume its own st_dev, yet clones between them, so
+/// st_dev would split one file system in two; elsewhere the volume's root.
+/// </param>
 /// <param name="Facts">What the volume component says about it.</param>
 internal sealed record BuildVolume(string Key, VolumeFacts Facts)
 {
@@ -32,6 +36,9 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
 {
     private readonly Dictionary<string, FileOnDisk> _files = new(StringComparer.Ordinal);
     private readonly Dictionary<string, BuildVolume> _volumes = new(StringComparer.Ordinal);
+
+    // st_dev -> the file system's key, asked of the volume component once per st_dev (a btrfs subvolume has its own st_dev).
+    private readonly Dictionary<string, string> _fileSystemOfDevice = new(StringComparer.Ordinal);
 
     // A folder of each volume that exists, destinations' first: where a probe clone can be tried (outputs are writable).
     private readonly Dictionary<string, List<string>> _folders = new(StringComparer.Ordinal);
@@ -94,7 +101,7 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
         return volume;
     }
 
-    private static FileOnDisk StatLinux(string path)
+    private FileOnDisk StatLinux(string path)
     {
         if (!LinuxNative.TryStat(path, followLinks: true, out LinuxNative.FileStatus status))
         {
@@ -102,7 +109,13 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
         }
 
         LinuxNative.SplitDevice(status.Device, out ulong major, out ulong minor);
-        return new FileOnDisk(true, status.IsRegularFile, status.Size, $"{major}:{minor}");
+        string device = $"{major}:{minor}";
+        if (!_fileSystemOfDevice.TryGetValue(device, out string? fileSystem))
+        {
+            _fileSystemOfDevice[device] = fileSystem = catalog.Locate(path).FileSystemId ?? device;
+        }
+
+        return new FileOnDisk(true, status.IsRegularFile, status.Size, fileSystem);
     }
 
     private FileOnDisk StatElsewhere(string path)

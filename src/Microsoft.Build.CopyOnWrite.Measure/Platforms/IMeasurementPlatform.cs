@@ -70,7 +70,7 @@ internal static class MeasurementPlatforms
     {
         try
         {
-            return volumes.Inspect(folder);
+            return volumes.Inspect(folder, mayWrite: true);
         }
         catch (System.IO.IOException e)
         {

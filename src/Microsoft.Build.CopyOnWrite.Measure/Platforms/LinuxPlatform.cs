@@ -20,7 +20,7 @@ internal sealed class LinuxPlatform : IMeasurementPlatform
     public string FlushMethod => "syncfs of the volume";
 
     // Read afresh: a loop volume mounted a moment ago must be seen.
-    public VolumeFacts Identify(string folder) => new LinuxVolumes(TimeSpan.Zero).Inspect(folder);
+    public VolumeFacts Identify(string folder) => new LinuxVolumes(TimeSpan.Zero).Inspect(folder, mayWrite: true);
 
     public Reading<long> UsedBytes(string folder)
     {

@@ -28,6 +28,15 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
     [Required]
     public ITaskItem[] Folders { get; set; } = [];
 
+    /// <summary>The project's ProjectAssetsFile (restore's result), read for the packages a build copies; the repository is searched for more.</summary>
+    public string? ProjectAssetsFile { get; set; }
+
+    /// <summary>The project's CopyOnWriteAcceptCopiesFrom, as the build reads it: copies from there pass Required.</summary>
+    public string? AcceptCopiesFrom { get; set; }
+
+    /// <summary>NUGET_FALLBACK_PACKAGES, as the build reads it: copies from there pass Required.</summary>
+    public string? FallbackPackagesEnvironment { get; set; }
+
     /// <summary>Fail (COW005) when the repository cannot clone what it builds.</summary>
     public bool RequireClone { get; set; }
 
@@ -54,7 +63,11 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
         }
 
         folders.Add(new CheckedFolder(FolderRole.TempFolder, Path.GetTempPath()));
-        DoctorCheck check = DoctorCheck.Run(folders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess);
+        var facts = new BuildFacts(
+            string.IsNullOrEmpty(ProjectAssetsFile) ? [] : [ProjectAssetsFile!],
+            BuildFacts.FullPaths(AcceptCopiesFrom),
+            BuildFacts.FullPaths(FallbackPackagesEnvironment));
+        DoctorCheck check = DoctorCheck.Run(folders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, facts);
         Log.LogWarning(subcategory: null, warningCode: ReportCode, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0,
             message: "{0}", string.Join("\n", DoctorReport.Lines(check)));
 

@@ -7,7 +7,7 @@ namespace Microsoft.Build.CopyOnWrite.Doctor;
 /// <summary>What stands between the build and cloning, from the folders' volumes, each with the command that fixes it on that OS.</summary>
 internal static class DoctorAdvice
 {
-    public static IEnumerable<Finding> For(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<VolumeFacts> clonesElsewhere, AdviceOS os)
+    public static IEnumerable<Finding> For(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<VolumeFacts> clonesElsewhere, AdviceOS os, CloneVerdict verdict)
     {
         FolderOnVolume? repository = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository);
         if (repository is null)
@@ -46,10 +46,13 @@ internal static class DoctorAdvice
         foreach (FolderOnVolume cache in folders.Where(f => f.Folder.Role == FolderRole.PackageCache && !DoctorCheck.SameVolume(f, repository)))
         {
             string packages = os == AdviceOS.Windows ? home.Root.TrimEnd('\\') + @"\packages" : home.Root.TrimEnd('/') + "/.nuget/packages";
+            BuildCopy? fromCache = verdict.Copies.FirstOrDefault(c => ReferenceEquals(c.From, cache) && c.Passes == false);
             yield return homeClones
                 ? new Finding(
-                    Severity.Warning,
-                    $"The NuGet package cache {cache.Folder.Path} is on {Name(cache.Volume)}, the repository on {Name(home)}: every package assembly copied into an output is copied, not cloned. Put the package cache on the repository's volume.",
+                    fromCache is null ? Severity.Warning : Severity.Error,
+                    $"The NuGet package cache {cache.Folder.Path} is on {Name(cache.Volume)}, the repository on {Name(home)}: every package assembly copied into an output is copied, not cloned"
+                    + (fromCache is null ? "." : $"{(fromCache.What.EndsWith("(assumed)", System.StringComparison.Ordinal) ? " (assumed: no restore result was read)" : string.Empty)}, and CopyOnWriteMode=Required fails on them (COW001).")
+                    + " Put the package cache on the repository's volume.",
                     os == AdviceOS.Windows
                         ? [$"setx NUGET_PACKAGES {packages}", "(open a new terminal, then) dotnet restore"]
                         : [$"export NUGET_PACKAGES={packages}   # and in your shell profile", "dotnet restore"])
@@ -61,8 +64,18 @@ internal static class DoctorAdvice
 
         foreach (FolderOnVolume fallback in folders.Where(f => f.Folder.Role == FolderRole.PackageFallbackFolder && !DoctorCheck.SameVolume(f, repository)))
         {
+            BuildCopy? fromFallback = verdict.Copies.FirstOrDefault(c => ReferenceEquals(c.From, fallback));
+            if (fromFallback is not null && CloneRule.AcceptsCopiesFrom(fromFallback.Source))
+            {
+                yield return new Finding(
+                    Severity.Info,
+                    $"The NuGet fallback folder {fallback.Folder.Path} is on {Name(fallback.Volume)}, not the repository's volume: packages NuGet finds there are copied, not cloned; CopyOnWriteMode=Required accepts those copies (NUGET_FALLBACK_PACKAGES or CopyOnWriteAcceptCopiesFrom names it).",
+                    []);
+                continue;
+            }
+
             yield return new Finding(
-                Severity.Warning,
+                fromFallback?.Passes == false ? Severity.Error : Severity.Warning,
                 $"The NuGet fallback folder {fallback.Folder.Path} is on {Name(fallback.Volume)}, not the repository's volume: packages NuGet finds there are copied from it, not cloned. Drop the fallback folder (RestoreFallbackFolders, or <fallbackPackageFolders> in NuGet.config) so packages restore into the package cache.",
                 ["dotnet nuget locals global-packages --list   # where packages go instead"]);
         }
@@ -92,6 +105,16 @@ internal static class DoctorAdvice
         {
             yield return new Finding(Severity.Info, $"What the build copies within the repository and from the package cache is cloned on {Name(home)}.", []);
         }
+    }
+
+    /// <summary>A copy that fails CopyOnWriteMode=Required and that no finding above names as an error.</summary>
+    public static Finding RequiredFails(BuildCopy copy)
+    {
+        string why = DoctorCheck.SameVolume(copy.From, copy.To) ? $"{Name(copy.To.Volume)} does not clone" : $"{Name(copy.From.Volume)} and {Name(copy.To.Volume)} are different file systems";
+        return new Finding(
+            Severity.Error,
+            $"CopyOnWriteMode=Required fails (COW001) on {copy.What}: they go from {copy.From.Folder.Path} to {copy.To.Folder.Path}, and {why}. Put {copy.From.Folder.Path} on the volume of {copy.To.Folder.Path}, or list it in CopyOnWriteAcceptCopiesFrom if it cannot move.",
+            [$"dotnet build -p:CopyOnWriteAcceptCopiesFrom={copy.From.Folder.Path}   # only if it cannot move"]);
     }
 
     /// <summary>Windows: a Dev Drive that is not trusted is scanned synchronously by Microsoft Defender.</summary>

@@ -17,6 +17,9 @@ internal enum FolderRole
     DotnetInstallation,
     TempFolder,
 
+    /// <summary>A folder a step of the build copies from, named to the doctor (CopyOnWriteDoctorCopiesFrom, --copies-from): judged as the build judges it.</summary>
+    CopiedFrom,
+
     /// <summary>A folder the user named to the tool (a second checkout, a drive to build on).</summary>
     NamedFolder,
 }
@@ -68,12 +71,16 @@ internal static class AdviceOSes
 /// </summary>
 internal sealed class DoctorCheck
 {
-    private DoctorCheck(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<VolumeFacts> clonesElsewhere, IReadOnlyList<Finding> findings)
+    private DoctorCheck(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<VolumeFacts> clonesElsewhere, IReadOnlyList<Finding> findings, CloneVerdict verdict)
     {
         Folders = folders;
         ClonesElsewhere = clonesElsewhere;
         Findings = findings;
+        Verdict = verdict;
     }
+
+    /// <summary>The verdict by the rule of CopyOnWriteMode=Required, with the facts it rests on and what it assumed.</summary>
+    public CloneVerdict Verdict { get; }
 
     /// <summary>Volumes of this machine that clone, other than the repository's, looked for when the repository's does not clone.</summary>
     public IReadOnlyList<VolumeFacts> ClonesElsewhere { get; }
@@ -83,49 +90,97 @@ internal sealed class DoctorCheck
     /// <summary>Worst first.</summary>
     public IReadOnlyList<Finding> Findings { get; }
 
-    /// <summary>The repository's volume clones, and its outputs are on it: what a build copies within the repository is cloned.</summary>
-    public bool RepositoryClones
-    {
-        get
-        {
-            FolderOnVolume? repository = Folders.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository);
-            return repository is not null
-                && repository.Volume.CanClone == true
-                && Folders.Where(f => f.Folder.Role is FolderRole.BuildOutput or FolderRole.IntermediateOutput).All(f => SameVolume(f, repository));
-        }
-    }
+    /// <summary>
+    /// Whether a build with CopyOnWriteMode=Required passes: every copy of <see cref="Verdict"/> cloned or accepted, by
+    /// <see cref="CloneRule"/>, the rule the build applies. What COW005 and `cow-measure doctor --require-clone` act on.
+    /// </summary>
+    public bool RepositoryClones => Verdict.Clones == true;
 
-    /// <summary>Whether files go from <paramref name="from"/> to <paramref name="to"/> as clones: one volume, and it clones (null: unknown).</summary>
+    /// <summary>Whether files go from <paramref name="from"/> to <paramref name="to"/> as clones: one file system, and it clones (null: unknown).</summary>
     public static bool? Clones(FolderOnVolume from, FolderOnVolume to)
-        => !SameVolume(from, to) ? false : from.Volume.CanClone;
+        => from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.Clones(from.Volume, to.Volume);
 
-    public static DoctorCheck Run(IEnumerable<CheckedFolder> folders, VolumeCatalog catalog, AdviceOS os)
+    /// <param name="facts">What the build knows beyond folders (restore's result, the folders Required accepts); none: it is assumed, and said.</param>
+    public static DoctorCheck Run(IEnumerable<CheckedFolder> folders, VolumeCatalog catalog, AdviceOS os, BuildFacts? facts = null)
     {
         var found = new List<FolderOnVolume>();
+        folders = folders.ToList();
+        IReadOnlyList<string> copiedFrom = folders.Where(f => f.Role == FolderRole.CopiedFrom).Select(f => Normalize(f.Path)).ToList();
+
         // A folder named twice (NuGet lists the package cache among its package folders) is shown once, under its first role.
+        IReadOnlyList<string> notToWriteIn = folders.Where(f => f.Role == FolderRole.DotnetInstallation).Select(f => Normalize(f.Path)).ToList();
         foreach (CheckedFolder folder in folders.OrderBy(f => f.Role).GroupBy(f => Normalize(f.Path), VolumeCatalog.RootComparer).Select(g => g.First()))
         {
-            bool exists = Directory.Exists(folder.Path);
-            VolumeFacts volume;
-            try
-            {
-                volume = catalog.Inspect(folder.Path);
-            }
-            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-            {
-                volume = new VolumeFacts("?", "unknown", null, e.Message, null, null, null, null);
-            }
-
-            found.Add(new FolderOnVolume(folder, exists, volume));
+            found.Add(Look(folder, catalog, MayProbe(folder, notToWriteIn)));
         }
 
+        CloneVerdict verdict = CloneVerdict.For(found, facts ?? BuildFacts.None, copiedFrom, folder =>
+        {
+            FolderOnVolume added = Look(folder, catalog, MayProbe(folder, notToWriteIn));
+            found.Add(added);
+            return added;
+        });
         IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog), found);
-        return new DoctorCheck(found, elsewhere, DoctorAdvice.For(found, elsewhere, os).OrderBy(f => f.Severity).ToList());
+        List<Finding> findings = DoctorAdvice.For(found, elsewhere, os, verdict).ToList();
+        if (verdict.FirstFailing is BuildCopy failing && failing.Passes == false && !findings.Any(f => f.Severity == Severity.Error))
+        {
+            findings.Add(DoctorAdvice.RequiredFails(failing));
+        }
+
+        return new DoctorCheck(found, elsewhere, findings.OrderBy(f => f.Severity).ToList(), verdict);
     }
 
     /// <summary>
-    /// Where the repository's volume does not clone, the mounted volumes that do (a probe clone at their mount point,
-    /// where one can be written): the fix can then name a volume this machine already has instead of a new one.
+    /// Whether the check may write its probe file in <paramref name="folder"/>: only where a build writes anyway (the
+    /// repository and its outputs, the package cache, the temp folder) or a folder the user named, and never inside the
+    /// .NET installation or a system folder, whatever the permissions (root may write anywhere). Elsewhere the volume
+    /// is judged by its own flags or its file system's kind, and its evidence says so.
+    /// </summary>
+    internal static bool MayProbe(CheckedFolder folder, IReadOnlyList<string> notToWriteIn)
+    {
+        if (folder.Role is FolderRole.DotnetInstallation or FolderRole.PackageFallbackFolder)
+        {
+            return false;
+        }
+
+        string path = Normalize(folder.Path);
+        return !notToWriteIn.Concat(SystemFolders).Any(system => Inside(path, system)) && path.Length > 1 && Path.GetPathRoot(path) != path + Path.DirectorySeparatorChar;
+    }
+
+    /// <summary>Folders of the OS and its packages (Linux, macOS; Windows is never written to), where no probe goes.</summary>
+    internal static readonly string[] SystemFolders =
+    [
+        "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/etc", "/proc", "/sys", "/dev", "/run", "/snap", "/var/lib",
+        "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec", "/usr/include", "/usr/share",
+        "/System/Library", "/System/Applications", "/Library", "/Applications",
+    ];
+
+    private static bool Inside(string path, string folder)
+    {
+        string root = folder.TrimEnd('/', '\\');
+        return path.StartsWith(root, StringComparison.Ordinal) && (path.Length == root.Length || path[root.Length] is '/' or '\\');
+    }
+
+    private static FolderOnVolume Look(CheckedFolder folder, VolumeCatalog catalog, bool mayProbe)
+    {
+        bool exists = Directory.Exists(folder.Path);
+        VolumeFacts volume;
+        try
+        {
+            volume = catalog.Inspect(folder.Path, mayProbe);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            volume = new VolumeFacts("?", "unknown", null, e.Message, null, null, null, null);
+        }
+
+        return new FolderOnVolume(folder, exists, volume);
+    }
+
+    /// <summary>
+    /// Where the repository's volume does not clone, the mounted volumes that do (from their own flags or their kind: no
+    /// probe is written at a mount point that is no folder of the build): the fix can then name a volume this machine
+    /// already has instead of a new one.
     /// </summary>
     private static IReadOnlyList<VolumeFacts> CloneCapableVolumesBesides(FolderOnVolume? repository, VolumeCatalog catalog)
     {
@@ -139,7 +194,8 @@ internal sealed class DoctorCheck
         {
             try
             {
-                VolumeFacts facts = catalog.Inspect(candidate.Root);
+                // Not a folder of the build, nor one the user named: judged without writing there (its flags or its kind).
+                VolumeFacts facts = catalog.Inspect(candidate.Root, mayWrite: false);
                 if (facts.CanClone == true)
                 {
                     volumes.Add(facts);
@@ -186,8 +242,9 @@ internal sealed class DoctorCheck
         }
     }
 
+    /// <summary>One file system (<see cref="CloneRule.SameFileSystem(VolumeLocation, VolumeLocation)"/>): a btrfs subvolume or a bind mount is the file system it comes from.</summary>
     internal static bool SameVolume(FolderOnVolume first, FolderOnVolume second)
-        => first.Volume.Root != "?" && VolumeCatalog.RootComparer.Equals(first.Volume.Root, second.Volume.Root);
+        => first.Volume.Root != "?" && CloneRule.SameFileSystem(first.Volume.Location, second.Volume.Location);
 
     private static string Normalize(string path)
     {
@@ -211,6 +268,7 @@ internal sealed class DoctorCheck
         FolderRole.PackageFallbackFolder => "NuGet fallback folder",
         FolderRole.DotnetInstallation => ".NET installation",
         FolderRole.TempFolder => "temp folder",
+        FolderRole.CopiedFrom => "folder the build copies from",
         _ => "folder you named",
     };
 }

@@ -47,9 +47,27 @@ internal static class DoctorReport
         }
 
         lines.Add(string.Empty);
+        lines.Add("  What a build with CopyOnWriteMode=Required would do, by its rule:");
+        foreach (BuildCopy copy in check.Verdict.Copies)
+        {
+            string outcome = copy.Passes switch
+            {
+                true when CloneRule.AcceptsCopiesFrom(copy.Source) => "copied, accepted",
+                true => "cloned",
+                false => "copied: fails Required (COW001)",
+                _ => "unknown",
+            };
+            lines.Add($"    {copy.What}: {copy.From.Folder.Path} -> {copy.To.Folder.Path}: {outcome}");
+        }
+
+        lines.AddRange(check.Verdict.Facts.Select(fact => "    fact: " + fact));
+        lines.AddRange(check.Verdict.Assumptions.Select(assumption => "    assumed: " + assumption));
+        lines.Add(string.Empty);
         lines.Add(check.RepositoryClones
             ? "Result: the repository clones what it builds."
-            : "Result: the repository does NOT clone what it builds; the first finding says why and what to type.");
+            : check.Verdict.Clones is null
+                ? "Result: whether the repository clones what it builds could not be told; the findings say what is unknown."
+                : "Result: the repository does NOT clone what it builds; the first finding says why and what to type.");
         return lines;
     }
 
@@ -57,10 +75,18 @@ internal static class DoctorReport
     {
         var json = new StringBuilder();
         json.Append("{\"repositoryClones\":").Append(check.RepositoryClones ? "true" : "false");
+        CloneVerdict verdict = check.Verdict;
+        json.Append(",\"verdict\":{\"clones\":").Append(Bool(verdict.Clones));
+        json.Append(",\"rule\":").Append(Text(CloneRule.Statement));
+        json.Append(",\"copies\":[").Append(string.Join(",", verdict.Copies.Select(c =>
+            $"{{\"what\":{Text(c.What)},\"from\":{Text(c.From.Folder.Path)},\"fromRole\":{Text(RoleKey(c.From.Folder.Role))},\"to\":{Text(c.To.Folder.Path)},"
+            + $"\"source\":{Text(CloneVerdict.Describe(c.Source))},\"accepted\":{Bool(CloneRule.AcceptsCopiesFrom(c.Source))},\"clones\":{Bool(DoctorCheck.Clones(c.From, c.To))},\"passesRequired\":{Bool(c.Passes)}}}")));
+        json.Append("],\"facts\":[").Append(string.Join(",", verdict.Facts.Select(Text)));
+        json.Append("],\"assumptions\":[").Append(string.Join(",", verdict.Assumptions.Select(Text))).Append("]}");
         json.Append(",\"folders\":[");
         json.Append(string.Join(",", check.Folders.Select(f =>
             $"{{\"role\":{Text(RoleKey(f.Folder.Role))},\"path\":{Text(f.Folder.Path)},\"exists\":{Bool(f.Exists)},\"volume\":{Text(f.Volume.Root)},"
-            + $"\"fileSystem\":{Text(f.Volume.FileSystem)},\"canClone\":{Bool(f.Volume.CanClone)},\"evidence\":{Text(f.Volume.CloneEvidence)},"
+            + $"\"fileSystem\":{Text(f.Volume.FileSystem)},\"fileSystemId\":{(f.Volume.FileSystemId is string id ? Text(id) : "null")},\"canClone\":{Bool(f.Volume.CanClone)},\"evidence\":{Text(f.Volume.CloneEvidence)},"
             + $"\"devDrive\":{Bool(f.Volume.DevDrive)},\"trustedDevDrive\":{Bool(f.Volume.TrustedDevDrive)}}}")));
         json.Append("],\"pairs\":[");
         var pairs = new List<string>();

@@ -1,31 +1,15 @@
+// Where the source of a copy from another volume lives, which decides what a user can do about it: the volume
+// component's CopySource, the one table CopyOnWriteMode=Required and the doctor both read (Volumes/CloneRule), under
+// the name the task and the reports know it by.
+global using SourceOrigin = Microsoft.Build.CopyOnWrite.Volumes.CopySource;
+
 using System;
 using System.Collections.Generic;
 using System.IO;
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite.Savings;
-
-/// <summary>Where the source of a copy from another volume lives, which decides what a user can do about it.</summary>
-internal enum SourceOrigin
-{
-    /// <summary>A folder the user can move onto the build's volume.</summary>
-    Movable,
-
-    /// <summary>The NuGet package cache (NUGET_PACKAGES): movable, and the usual culprit.</summary>
-    PackageCache,
-
-    /// <summary>The .NET installation that runs the build: its SDK (e.g. .NET Framework facades), packs and runtimes.</summary>
-    DotNetInstallation,
-
-    /// <summary>The installation folder of the MSBuild that runs the build (for Visual Studio, its MSBuild folder).</summary>
-    MSBuildInstallation,
-
-    /// <summary>A NuGet fallback folder named by NUGET_FALLBACK_PACKAGES: read-only packages shared by every user.</summary>
-    NuGetFallbackFolder,
-
-    /// <summary>A folder the project lists in CopyOnWriteAcceptCopiesFrom.</summary>
-    Listed,
-}
 
 /// <summary>
 /// Sorts the sources of files copied from another volume by <see cref="SourceOrigin"/>. Copies from the folders a user
@@ -75,7 +59,8 @@ internal sealed class CopySources
         return new CopySources(accepted, string.IsNullOrEmpty(packageCache) || !Path.IsPathRooted(packageCache) ? null : packageCache);
     }
 
-    public static bool IsAccepted(SourceOrigin origin) => origin >= SourceOrigin.DotNetInstallation;
+    /// <summary>Whether Required accepts a copy from there: the table of <see cref="CloneRule"/>, which the doctor reads too.</summary>
+    public static bool IsAccepted(SourceOrigin origin) => CloneRule.AcceptsCopiesFrom(origin);
 
     /// <summary>Where a source file or folder lives.</summary>
     public SourceOrigin OriginOf(string path)

@@ -34,27 +34,75 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
     public VolumeLocation Locate(string path)
     {
         Mount mount = MountOf(RealPath(VolumeCatalog.NearestExisting(path)));
-        return new VolumeLocation(mount.Point, mount.FileSystem);
+        return new VolumeLocation(mount.Point, mount.FileSystem, mount.Device);
     }
 
-    public VolumeFacts Inspect(string folder)
+    public VolumeFacts Inspect(string folder, bool mayWrite)
     {
         VolumeLocation location = Locate(folder);
-        (bool? canClone, string evidence) = ProbeClone(VolumeCatalog.NearestExisting(folder)) switch
+        string existing = VolumeCatalog.NearestExisting(folder);
+        (bool? canClone, string evidence) = (mayWrite ? ProbeClone(existing) : NotProbed) switch
         {
             0 => (true, "a probe clone (FICLONE) of a file of our own worked"),
             int errno and (EOPNOTSUPP or ENOTTY or LinuxNative.EINVAL or LinuxNative.ENOSYS or EXDEV or EBADF)
                 => ((bool?)false, $"a probe clone (FICLONE) of a file of our own was refused: {Marshal.GetPInvokeErrorMessage(errno)} ({ErrnoName(errno)})"),
-            int errno when errno > 0 => FromKind(location.FileSystem, $"a probe clone (FICLONE) failed: {Marshal.GetPInvokeErrorMessage(errno)} ({ErrnoName(errno)})"),
-            _ => FromKind(location.FileSystem, "no probe clone: the folder cannot be written to"),
+            int errno when errno > 0 => WithoutProbe(existing, location.FileSystem, $"a probe clone (FICLONE) failed: {Marshal.GetPInvokeErrorMessage(errno)} ({ErrnoName(errno)})"),
+            NotProbed => WithoutProbe(existing, location.FileSystem, "no probe clone: the doctor writes only where a build writes (outputs, package cache, temp, a folder you named), not here"),
+            _ => WithoutProbe(existing, location.FileSystem, "no probe clone: the folder cannot be written to"),
         };
 
         // .NET's File.Copy (so MSBuild's own Copy task) tries FICLONE first on Linux: where we clone, it clones too.
-        return new VolumeFacts(location.Root, location.FileSystem, canClone, evidence, canClone, null, null, null);
+        return new VolumeFacts(location.Root, location.FileSystem, canClone, evidence, canClone, null, null, null, location.FileSystemId);
+    }
+
+    /// <summary>What <see cref="Inspect"/> is told by <see cref="ProbeClone"/>'s stand-in when it may not write.</summary>
+    private const int NotProbed = -2;
+
+    /// <summary>
+    /// Without a probe: XFS from its own flags (XFS_IOC_FSGEOMETRY's reflink bit, read through a read-only descriptor
+    /// of the folder), anything else from its kind.
+    /// </summary>
+    private static (bool? CanClone, string Evidence) WithoutProbe(string folder, string fileSystem, string why)
+        => fileSystem == "xfs" && XfsReflink(folder) is bool reflink
+            ? (reflink, $"the XFS volume's own flags (XFS_IOC_FSGEOMETRY) say reflink is {(reflink ? "on" : "off")} ({why})")
+            : FromKind(fileSystem, why);
+
+    /// <summary>_IOR('X', 100, struct xfs_fsop_geom_v1): 112 bytes, the flags at offset 92; the generic ioctl encoding, and powerpc's.</summary>
+    private static nuint? XfsGeometryRequestFor(Architecture architecture) => architecture.ToString() switch
+    {
+        "X64" or "Arm64" or "S390x" or "RiscV64" or "LoongArch64" => 0x80705864,
+        "Ppc64le" => 0x40705864,
+        _ => null,
+    };
+
+    private const int XfsGeometryBytes = 112;
+    private const int XfsGeometryFlagsOffset = 92;
+    private const uint XfsGeometryFlagReflink = 0x100000;
+
+    /// <summary>Whether the XFS volume holding <paramref name="folder"/> was made with reflink, from its geometry; null when it cannot be read.</summary>
+    internal static unsafe bool? XfsReflink(string folder)
+    {
+        if (XfsGeometryRequestFor(RuntimeInformation.ProcessArchitecture) is not nuint request)
+        {
+            return null;
+        }
+
+        int fd = LinuxNative.Open(folder, LinuxNative.OpenReadOnly | LinuxNative.OpenCloseOnExec);
+        if (fd < 0)
+        {
+            return null;
+        }
+
+        using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
+        byte* geometry = stackalloc byte[XfsGeometryBytes];
+        new Span<byte>(geometry, XfsGeometryBytes).Clear();
+        return LinuxNative.ioctl(fd, request, (nint)geometry) == 0
+            ? (*(uint*)(geometry + XfsGeometryFlagsOffset) & XfsGeometryFlagReflink) != 0
+            : null;
     }
 
     public IReadOnlyList<VolumeLocation> MountedVolumes()
-        => Mounts().Where(m => ClonesSometimes.Contains(m.FileSystem)).OrderBy(m => m.Point, StringComparer.Ordinal).Select(m => new VolumeLocation(m.Point, m.FileSystem)).ToList();
+        => Mounts().Where(m => ClonesSometimes.Contains(m.FileSystem)).OrderBy(m => m.Point, StringComparer.Ordinal).Select(m => new VolumeLocation(m.Point, m.FileSystem, m.Device)).ToList();
 
     // The file systems that can clone on Linux (XFS only when made with reflink, which a probe tells).
     private static readonly HashSet<string> ClonesSometimes = new(StringComparer.Ordinal) { "xfs", "btrfs", "bcachefs", "ocfs2" };
@@ -68,9 +116,14 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         _ => (null, $"unknown: {why}; {fileSystem} may or may not clone"),
     };
 
+    private const int OpenReadWrite = 2;
+    private const int EISDIR = 21;
+
     /// <summary>
-    /// Clones a small file of our own in <paramref name="folder"/> and removes both: 0, FICLONE's errno, or -1 when
-    /// no file could be made there (read-only, no permission, gone).
+    /// Clones a small file of our own in <paramref name="folder"/>: 0, FICLONE's errno, or -1 when no file could be made
+    /// there (read-only, no permission, gone). Both files are made with no name (O_TMPFILE), so nothing is ever left
+    /// behind, whatever stops the process (Ctrl-C, a kill); on a file system without unnamed files, named dot files
+    /// unlinked as soon as they are open, a window of a few system calls.
     /// </summary>
     internal static int ProbeClone(string folder)
     {
@@ -79,14 +132,53 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
             return LinuxNative.ENOSYS;
         }
 
+        return LinuxNative.UnnamedFileFlagFor(RuntimeInformation.ProcessArchitecture) is int unnamed && ProbeCloneUnnamed(folder, unnamed, ficlone) is int result
+            ? result
+            : ProbeCloneNamed(folder, ficlone);
+    }
+
+    /// <summary>The probe with unnamed files; null when the file system has none (the named probe then runs).</summary>
+    private static int? ProbeCloneUnnamed(string folder, int unnamed, nuint ficlone)
+    {
+        int source = LinuxNative.Open(folder, unnamed | OpenReadWrite | LinuxNative.OpenCloseOnExec, 0x180 /* 0600 */);
+        if (source < 0)
+        {
+            int errno = Marshal.GetLastPInvokeError();
+            return errno is EOPNOTSUPP or EISDIR or LinuxNative.EINVAL or LinuxNative.ENOSYS ? null : -1;
+        }
+
+        using var original = new Microsoft.Win32.SafeHandles.SafeFileHandle(source, ownsHandle: true);
+        try
+        {
+            RandomAccess.Write(original, new byte[65536], 0); // data, not a hole: there must be an extent to share
+        }
+        catch (IOException)
+        {
+            return -1;
+        }
+
+        int destination = LinuxNative.Open(folder, unnamed | OpenReadWrite | LinuxNative.OpenCloseOnExec, 0x180);
+        if (destination < 0)
+        {
+            return -1;
+        }
+
+        using var copy = new Microsoft.Win32.SafeHandles.SafeFileHandle(destination, ownsHandle: true);
+        return LinuxNative.ioctl(destination, ficlone, source) == 0 ? 0 : Marshal.GetLastPInvokeError();
+    }
+
+    private static int ProbeCloneNamed(string folder, nuint ficlone)
+    {
         string source = Path.Combine(folder, $".cow-probe-{Guid.NewGuid():N}");
         string clone = source + ".clone";
         try
         {
             using var original = new FileStream(source, FileMode.CreateNew, FileAccess.ReadWrite, FileShare.None, 4096, FileOptions.DeleteOnClose);
+            AtomicFile.DeleteQuietly(source); // open: it works on without a name
             original.Write(new byte[65536], 0, 65536); // data, not a hole: there must be an extent to share
             original.Flush();
             using var copy = new FileStream(clone, FileMode.CreateNew, FileAccess.Write, FileShare.None, 4096, FileOptions.DeleteOnClose);
+            AtomicFile.DeleteQuietly(clone);
             return LinuxNative.ioctl((int)copy.SafeFileHandle.DangerousGetHandle(), ficlone, original.SafeFileHandle.DangerousGetHandle()) == 0
                 ? 0
                 : Marshal.GetLastPInvokeError();
@@ -97,7 +189,6 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         }
         finally
         {
-            // DeleteOnClose removed them; a process killed in between leaves a dot file named for what it is.
             AtomicFile.DeleteQuietly(clone);
             AtomicFile.DeleteQuietly(source);
         }
@@ -113,7 +204,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
             }
         }
 
-        return new Mount("/", "unknown");
+        return new Mount("/", "unknown", null);
     }
 
     /// <summary>The mount table, longest mount point first, reused for the lifetime given.</summary>
@@ -140,16 +231,17 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            return [new Mount("/", "unknown")];
+            return [new Mount("/", "unknown", null)];
         }
 
         return ParseMountInfo(lines);
     }
 
     /// <summary>
-    /// "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 5 is the mount point, with
-    /// space, tab, newline and backslash as octal escapes; the field after the lone "-" is the file system. A mount
-    /// point mounted over again keeps its last (visible) line.
+    /// "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 3 is the file system's device
+    /// (one for every mount of it: bind mounts, btrfs subvolumes), field 5 the mount point, with space, tab, newline
+    /// and backslash as octal escapes; the field after the lone "-" is the file system. A mount point mounted over
+    /// again keeps its last (visible) line.
     /// </summary>
     internal static IEnumerable<Mount> ParseMountInfo(IEnumerable<string> lines)
     {
@@ -158,7 +250,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         {
             int separator = Array.IndexOf(fields, "-", 6);
             string point = Unescape(fields[4]);
-            mounts[point] = new Mount(point, separator > 0 && separator + 1 < fields.Length ? fields[separator + 1] : "unknown");
+            mounts[point] = new Mount(point, separator > 0 && separator + 1 < fields.Length ? fields[separator + 1] : "unknown", fields[2].Contains(':') ? fields[2] : null);
         }
 
         return mounts.Values;
@@ -208,6 +300,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         _ => $"errno {errno}",
     };
 
-    internal sealed record Mount(string Point, string FileSystem);
+    /// <param name="Device">The file system's major:minor (mountinfo's third field), shared by every mount of it.</param>
+    internal sealed record Mount(string Point, string FileSystem, string? Device);
 }
 #endif

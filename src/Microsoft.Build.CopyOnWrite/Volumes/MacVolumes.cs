@@ -23,18 +23,19 @@ internal sealed class MacVolumes : IVolumeInspector
         return new VolumeLocation(status.MountedOn, status.TypeName);
     }
 
-    public VolumeFacts Inspect(string folder)
+    public VolumeFacts Inspect(string folder, bool mayWrite)
     {
         MacFileSystemStatus status = Status(folder);
         string type = status.TypeName;
-        int probe = _system.ProbeClone(folder);
+        int probe = mayWrite ? _system.ProbeClone(folder) : -1;
+        string why = mayWrite ? "the folder cannot be written to" : "not written to: the doctor writes only where a build writes";
         (bool? canClone, string evidence) = probe switch
         {
             0 => ((bool?)true, "a probe clone (clonefile) of a file of our own worked"),
             ENOTSUP => (false, "a probe clone (clonefile) of a file of our own was refused: the file system cannot clone (ENOTSUP)"),
-            -1 when type.Equals("apfs", StringComparison.OrdinalIgnoreCase) => (true, "APFS always clones (no probe clone: the folder cannot be written to)"),
-            -1 when type is "hfs" or "msdos" or "exfat" => (false, $"{type} cannot clone (no probe clone: the folder cannot be written to)"),
-            -1 => (null, "unknown: no probe clone, the folder cannot be written to"),
+            -1 when type.Equals("apfs", StringComparison.OrdinalIgnoreCase) => (true, $"APFS always clones (no probe clone: {why})"),
+            -1 when type is "hfs" or "msdos" or "exfat" => (false, $"{type} cannot clone (no probe clone: {why})"),
+            -1 => (null, $"unknown: no probe clone, {why}"),
             _ => (null, $"a probe clone (clonefile) failed with errno {probe}"),
         };
 

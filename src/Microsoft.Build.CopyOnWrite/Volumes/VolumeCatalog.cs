@@ -71,7 +71,8 @@ internal sealed class VolumeCatalog
     public string MountPointOf(string path) => Locate(path).Root;
 
     /// <summary>What the volume of <paramref name="folder"/> is and whether it clones, from the cache while it is fresh.</summary>
-    public VolumeFacts Inspect(string folder)
+    /// <param name="mayWrite">False: no probe file in <paramref name="folder"/> (see <see cref="IVolumeInspector.Inspect"/>).</param>
+    public VolumeFacts Inspect(string folder, bool mayWrite = true)
     {
         string root = Locate(folder).Root;
         lock (_lock)
@@ -84,7 +85,7 @@ internal sealed class VolumeCatalog
 
         // A folder that could not be probed says "unknown"; another folder of the same volume may do better, so an
         // unknown is not cached in place of an answer.
-        VolumeFacts facts = _inspector.Inspect(folder);
+        VolumeFacts facts = _inspector.Inspect(folder, mayWrite);
         lock (_lock)
         {
             if (facts.CanClone is not null || !_facts.ContainsKey(root))
@@ -99,9 +100,9 @@ internal sealed class VolumeCatalog
     /// <summary>The mounted volumes whose file system can clone, where the OS can list them (Linux); empty elsewhere.</summary>
     public IReadOnlyList<VolumeLocation> VolumesThatMayClone() => _inspector is IListsVolumes lister ? lister.MountedVolumes() : [];
 
-    /// <summary>Whether two paths are on one volume (by mount point or drive: what a clone needs).</summary>
+    /// <summary>Whether two paths are on one file system, which a clone needs (<see cref="CloneRule.SameFileSystem(VolumeLocation, VolumeLocation)"/>).</summary>
     public bool SameVolume(string first, string second)
-        => RootComparer.Equals(Locate(first).Root, Locate(second).Root);
+        => CloneRule.SameFileSystem(Locate(first), Locate(second));
 
     private bool IsStale(long when) => Stopwatch.GetTimestamp() - when > Lifetime.TotalSeconds * Stopwatch.Frequency;
 
@@ -134,7 +135,7 @@ internal sealed class OtherVolumes : IVolumeInspector
         }
     }
 
-    public VolumeFacts Inspect(string folder)
+    public VolumeFacts Inspect(string folder, bool mayWrite)
     {
         VolumeLocation location = Locate(folder);
         return new VolumeFacts(location.Root, location.FileSystem, null, $"not checked: Microsoft.Build.CopyOnWrite does not clone on {RuntimeInformation.OSDescription}", null, null, null, null);

@@ -5,7 +5,12 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 /// <summary>Where a path's volume is mounted and its file system, as cheaply as the OS tells it (no probe, no write).</summary>
 /// <param name="Root">The mount point (Linux, macOS) or the volume's root (Windows: D:\ or a folder a volume is mounted on).</param>
 /// <param name="FileSystem">As the OS names it: xfs, btrfs, ext4, tmpfs, apfs, ReFS, NTFS...; "unknown" when it does not say.</param>
-internal sealed record VolumeLocation(string Root, string FileSystem);
+/// <param name="FileSystemId">
+/// Linux: the file system's device as major:minor, as /proc/self/mountinfo gives it: every mount of one file system
+/// (a bind mount, a btrfs subvolume mounted on its own) has the same one, and the kernel clones between them. Null
+/// elsewhere, where <paramref name="Root"/> is the identity.
+/// </param>
+internal sealed record VolumeLocation(string Root, string FileSystem, string? FileSystemId = null);
 
 /// <summary>What is known about one volume: where it is, its file system, and whether files can be cloned on it.</summary>
 /// <param name="Root">As in <see cref="VolumeLocation.Root"/>.</param>
@@ -16,6 +21,7 @@ internal sealed record VolumeLocation(string Root, string FileSystem);
 /// <param name="DevDrive">Windows: whether the volume is a Dev Drive; null elsewhere or when Windows would not say.</param>
 /// <param name="TrustedDevDrive">Windows: whether that Dev Drive is trusted (antivirus in performance mode); null when not a Dev Drive.</param>
 /// <param name="UsedSpaceCaveat">Why the volume's used space can move for reasons other than a build, where the OS makes it so.</param>
+/// <param name="FileSystemId">As in <see cref="VolumeLocation.FileSystemId"/>.</param>
 internal sealed record VolumeFacts(
     string Root,
     string FileSystem,
@@ -24,9 +30,10 @@ internal sealed record VolumeFacts(
     bool? StockCopyClones,
     bool? DevDrive,
     bool? TrustedDevDrive,
-    string? UsedSpaceCaveat)
+    string? UsedSpaceCaveat,
+    string? FileSystemId = null)
 {
-    public VolumeLocation Location => new(Root, FileSystem);
+    public VolumeLocation Location => new(Root, FileSystem, FileSystemId);
 }
 
 /// <summary>
@@ -41,10 +48,13 @@ internal interface IVolumeInspector
 
     /// <summary>
     /// Everything about the volume of <paramref name="folder"/>, including whether it clones. Where the OS has no flag
-    /// for that (Linux, macOS) a small file of our own is cloned in <paramref name="folder"/> and removed; a folder that
-    /// cannot be written to falls back to what the file system's kind says, or to "unknown".
+    /// for that (Linux, macOS) a small file of our own is cloned in <paramref name="folder"/>, with no name where the
+    /// file system allows (nothing to leave behind, whatever stops the process); a folder that cannot be written to,
+    /// or that <paramref name="mayWrite"/> false keeps us from writing to (the .NET installation, a system folder), is
+    /// answered from the volume's own flags where it has them (XFS), else from what the file system's kind says, else
+    /// "unknown", and the evidence says so.
     /// </summary>
-    VolumeFacts Inspect(string folder);
+    VolumeFacts Inspect(string folder, bool mayWrite);
 }
 
 /// <summary>An inspector that can list the volumes mounted on this machine (Linux: the mount table).</summary>

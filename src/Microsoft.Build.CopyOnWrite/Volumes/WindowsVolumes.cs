@@ -33,7 +33,8 @@ internal sealed class WindowsVolumes : IVolumeInspector
         return new VolumeLocation(root, information.Succeeded ? information.Value.FileSystemName : "unknown");
     }
 
-    public VolumeFacts Inspect(string folder)
+    /// <remarks>Nothing is written on Windows: the volume's own flags say it, so <paramref name="mayWrite"/> changes nothing.</remarks>
+    public VolumeFacts Inspect(string folder, bool mayWrite)
     {
         string root = RootOf(folder);
         WindowsAnswer<WindowsVolumeInformation> information = _system.VolumeInformation(root);

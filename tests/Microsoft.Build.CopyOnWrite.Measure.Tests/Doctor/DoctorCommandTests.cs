@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.Json;
@@ -42,13 +43,75 @@ public sealed class DoctorCommandTests
         string otherCache = LoopFileSystems.Ext4.NewFolder("packages");
         string fallback = LoopFileSystems.Btrfs.NewFolder("fallback");
         string repository = Repository(xfs, packageCache: otherCache, fallbackFolder: fallback);
+        WriteAssets(repository, otherCache, runtimeAssembly: false);
 
         (int exit, string output) = Doctor(repository, "--require-clone");
 
-        Assert.AreEqual(0, exit, "the package cache does not stop the repository's own copies from cloning:\n" + output);
+        Assert.AreEqual(0, exit, "restore lists no package file a build copies, so the package cache does not stop the repository from cloning:\n" + output);
         StringAssert.Contains(output, $"warning: The NuGet package cache {otherCache}");
         StringAssert.Contains(output, $"export NUGET_PACKAGES={xfs.MountPoint}/.nuget/packages");
         StringAssert.Contains(output, $"warning: The NuGet fallback folder {fallback}");
+        StringAssert.Contains(output, "fact: restore (1 project.assets.json) lists no package with files a build copies");
+    }
+
+    /// <summary>
+    /// Issue 32's bug through the tool's door: the repository on XFS, the package cache on ext4, and restore says the
+    /// build copies a package's assembly from that cache. A Required build fails there (COW001), so --require-clone
+    /// must exit 3; it exited 0 saying "the repository clones what it builds".
+    /// </summary>
+    [TestMethod]
+    public void A_package_cache_on_ext4_that_restore_says_a_build_copies_from_fails_require_clone_with_exit_code_3()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string otherCache = LoopFileSystems.Ext4.NewFolder("packages");
+        string repository = Repository(xfs, packageCache: otherCache);
+        WriteAssets(repository, otherCache, runtimeAssembly: true);
+        string json = Path.Combine(xfs.NewFolder("report"), "doctor.json");
+
+        (int exit, string output) = Doctor(repository, "--require-clone", "--json", json);
+
+        Assert.AreEqual(DoctorCommand.CannotClone, exit, output);
+        StringAssert.Contains(output, $"error: The NuGet package cache {otherCache}");
+        StringAssert.Contains(output, "CopyOnWriteMode=Required fails on them (COW001)");
+        StringAssert.Contains(output, "Result: the repository does NOT clone what it builds");
+        using JsonDocument check = JsonDocument.Parse(File.ReadAllText(json));
+        JsonElement verdict = check.RootElement.GetProperty("verdict");
+        Assert.IsFalse(verdict.GetProperty("clones").GetBoolean());
+        JsonElement fromCache = verdict.GetProperty("copies").EnumerateArray().Single(c => c.GetProperty("fromRole").GetString() == "packageCache");
+        Assert.AreEqual("packageCache", fromCache.GetProperty("source").GetString());
+        Assert.IsFalse(fromCache.GetProperty("passesRequired").GetBoolean());
+    }
+
+    /// <summary>A folder a step of the build copies from, named with --copies-from, is judged as Required judges it: on ext4, exit 3 and why.</summary>
+    [TestMethod]
+    public void A_folder_named_with_copies_from_on_another_volume_fails_require_clone_as_the_build_would()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string cache = xfs.NewFolder("packages");
+        string repository = Repository(xfs, packageCache: cache);
+        WriteAssets(repository, cache, runtimeAssembly: false);
+        string staging = LoopFileSystems.Ext4.NewFolder("staging");
+        var output = new StringWriter();
+
+        int exit = DoctorCommand.Run([repository], json: null, requireClone: true, output, output, copiesFrom: [staging]);
+
+        Assert.AreEqual(DoctorCommand.CannotClone, exit, output.ToString());
+        StringAssert.Contains(output.ToString(), $"error: CopyOnWriteMode=Required fails (COW001) on files a step of the build copies into the build output: they go from {staging}");
+        StringAssert.Contains(output.ToString(), $"dotnet build -p:CopyOnWriteAcceptCopiesFrom={staging}   # only if it cannot move");
+    }
+
+    [TestMethod]
+    public void Not_restored_the_tool_assumes_package_files_come_from_the_cache_and_says_how_to_make_it_sure()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string otherCache = LoopFileSystems.Ext4.NewFolder("packages");
+        string repository = Repository(xfs, packageCache: otherCache);
+
+        (int exit, string output) = Doctor(repository, "--require-clone");
+
+        Assert.AreEqual(DoctorCommand.CannotClone, exit, output);
+        StringAssert.Contains(output, "assumed: no restore result was found, so the build is assumed to copy package files from the package cache");
+        StringAssert.Contains(output, "run `dotnet restore` first to make it sure");
     }
 
     [TestMethod]
@@ -64,6 +127,98 @@ public sealed class DoctorCommandTests
         StringAssert.Contains(output, "error: The repository");
         StringAssert.Contains(output, $"{xfs.MountPoint} (xfs)");
         StringAssert.Contains(output, "git clone <repository> ");
+    }
+
+    /// <summary>
+    /// Ctrl-C inside the probe clone: strace (an independent program) holds each ioctl of the tool's main thread for
+    /// 2 s before it enters the kernel, FICLONE among them, so the probe's files stay open that long; the test sees them
+    /// in /proc/PID/fd, sends SIGINT then, and the repository holds afterwards exactly what it held before.
+    /// </summary>
+    [TestMethod]
+    public void Ctrl_C_during_the_probe_clone_leaves_no_file_in_the_repository()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
+        string[] before = Entries(repository);
+        var start = new System.Diagnostics.ProcessStartInfo("env")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+        };
+        foreach (string argument in new[] { "--default-signal=INT", "strace", "-o", "/dev/null", "-e", "trace=ioctl", "-e", "inject=ioctl:delay_enter=2000000", "dotnet", typeof(DoctorCommand).Assembly.Location, "doctor", repository })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        if (ProcessRunner.Run("sh", "-c", "command -v strace").ExitCode != 0)
+        {
+            Assert.Inconclusive("SKIPPED: this test needs strace to hold the probe's system call open (.ci/run installs it)");
+        }
+
+        using var traced = System.Diagnostics.Process.Start(start)!;
+        var output = new System.Text.StringBuilder();
+        traced.OutputDataReceived += (_, e) => output.AppendLine(e.Data);
+        traced.ErrorDataReceived += (_, e) => output.AppendLine(e.Data);
+        traced.BeginOutputReadLine();
+        traced.BeginErrorReadLine();
+        string? probing = null;
+        int tool = 0;
+        var deadline = DateTime.UtcNow + TimeSpan.FromMinutes(2);
+        while (probing is null && !traced.HasExited && DateTime.UtcNow < deadline)
+        {
+            tool = tool != 0 ? tool : ChildOf(traced.Id);
+            probing = tool == 0 ? null : OpenFilesOf(tool).FirstOrDefault(f => f.StartsWith(repository + "/", StringComparison.Ordinal));
+            System.Threading.Thread.Sleep(20);
+        }
+
+        if (probing is null && tool == 0 && traced.HasExited && output.ToString().Contains("strace: ", StringComparison.Ordinal))
+        {
+            Assert.Inconclusive($"SKIPPED: strace cannot trace here (no ptrace in this container?):\n{output}");
+        }
+
+        if (probing is null)
+        {
+            traced.Kill(entireProcessTree: true);
+            Assert.Fail($"the probe's files were never seen open in {repository}:\n{output}");
+        }
+
+        Assert.AreEqual(0, ProcessRunner.Run("kill", "-INT", tool.ToString(System.Globalization.CultureInfo.InvariantCulture)).ExitCode);
+        Assert.IsTrue(traced.WaitForExit(60_000), "the tool did not stop after Ctrl-C:\n" + output);
+        traced.WaitForExit();
+
+        Assert.IsFalse(output.ToString().Contains("Result:", StringComparison.Ordinal), "Ctrl-C came after the check ended, so nothing was interrupted:\n" + output);
+        CollectionAssert.AreEqual(before, Entries(repository), $"Ctrl-C while {probing} was open left a file behind:\n{output}");
+    }
+
+    private static string[] Entries(string folder)
+        => Directory.GetFileSystemEntries(folder, "*", SearchOption.AllDirectories).Order(StringComparer.Ordinal).ToArray();
+
+    /// <summary>The first child of <paramref name="parent"/> (strace's tracee), from /proc; 0 while it has none.</summary>
+    private static int ChildOf(int parent)
+    {
+        string children = Path.Combine("/proc", parent.ToString(System.Globalization.CultureInfo.InvariantCulture), "task", parent.ToString(System.Globalization.CultureInfo.InvariantCulture), "children");
+        try
+        {
+            string first = File.ReadAllText(children).Split(' ', StringSplitOptions.RemoveEmptyEntries).FirstOrDefault() ?? "0";
+            return int.Parse(first, System.Globalization.CultureInfo.InvariantCulture);
+        }
+        catch (IOException)
+        {
+            return 0;
+        }
+    }
+
+    /// <summary>What the process's descriptors point at (an unnamed file reads "/folder/#inode (deleted)").</summary>
+    private static IEnumerable<string> OpenFilesOf(int process)
+    {
+        try
+        {
+            return Directory.GetFiles($"/proc/{process}/fd").Select(fd => new FileInfo(fd).LinkTarget ?? string.Empty).ToList();
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return [];
+        }
     }
 
     [TestMethod]
@@ -178,6 +333,22 @@ public sealed class DoctorCommandTests
         string? json = arguments.SkipWhile(a => a != "--json").Skip(1).FirstOrDefault();
         int exit = DoctorCommand.Run(folders, json, arguments.Contains("--require-clone"), output, output);
         return (exit, output.ToString());
+    }
+
+    /// <summary>A project.assets.json as restore writes it for src/App: one package, Dep, in <paramref name="packageFolder"/>, with an assembly a build copies or only a placeholder.</summary>
+    private static void WriteAssets(string repository, string packageFolder, bool runtimeAssembly)
+    {
+        Directory.CreateDirectory(Path.Combine(packageFolder, "dep", "1.0.0"));
+        string obj = Directory.CreateDirectory(Path.Combine(repository, "src", "App", "obj")).FullName;
+        string runtime = runtimeAssembly ? "lib/net10.0/Dep.dll" : "lib/net10.0/_._";
+        File.WriteAllText(Path.Combine(obj, "project.assets.json"), $$"""
+            {
+              "version": 3,
+              "targets": { "net10.0": { "Dep/1.0.0": { "type": "package", "runtime": { "{{runtime}}": {} } } } },
+              "libraries": { "Dep/1.0.0": { "type": "package", "path": "dep/1.0.0", "files": [] } },
+              "packageFolders": { "{{packageFolder.TrimEnd('/')}}/": {} }
+            }
+            """);
     }
 
     /// <summary>A repository with one project (src/App) and a NuGet.config naming its package cache (and a fallback folder).</summary>

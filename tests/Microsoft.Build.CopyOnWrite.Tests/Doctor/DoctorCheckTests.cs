@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System.Threading;
 using Microsoft.Build.CopyOnWrite.Doctor;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -73,19 +74,164 @@ public sealed class DoctorCheckTests
     }
 
     [TestMethod]
-    public void A_package_cache_on_another_volume_is_a_warning_with_the_NUGET_PACKAGES_line_on_the_repositorys_volume()
+    public void A_package_cache_on_another_volume_that_restore_says_nothing_is_copied_from_is_a_warning_with_the_NUGET_PACKAGES_line()
     {
         LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("repo");
         string cache = LoopFileSystems.Ext4.NewFolder("packages");
+        WriteAssets(repository, cache, withRuntimeAssembly: false);
 
         DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.PackageCache, cache));
 
-        Assert.IsTrue(check.RepositoryClones, "the package cache does not stop the repository's own copies from cloning");
+        Assert.IsTrue(check.RepositoryClones, "restore lists no package file a build copies: nothing comes from the cache\n" + Text(check));
         Finding warning = check.Findings.Single(f => f.Severity == Severity.Warning);
         StringAssert.Contains(warning.Message, cache);
         CollectionAssert.AreEqual(new[] { $"export NUGET_PACKAGES={xfs.MountPoint}/.nuget/packages   # and in your shell profile", "dotnet restore" }, warning.Fix.ToArray());
         Assert.AreEqual(false, DoctorCheck.Clones(check.Folders[1], check.Folders[0]), "package files reach the repository as copies");
+    }
+
+    /// <summary>Issue 32's bug at the check's level: restore says a package's assembly is copied, from a cache on ext4; Required fails on it, so the check must too.</summary>
+    [TestMethod]
+    public void A_package_cache_on_another_volume_that_restore_says_a_build_copies_from_fails_the_verdict()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = xfs.NewFolder("repo");
+        string cache = LoopFileSystems.Ext4.NewFolder("packages");
+        WriteAssets(repository, cache, withRuntimeAssembly: true);
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin")), new CheckedFolder(FolderRole.PackageCache, cache));
+
+        Assert.IsFalse(check.RepositoryClones, Text(check));
+        Assert.AreEqual(false, check.Verdict.Clones);
+        Finding error = check.Findings[0];
+        Assert.AreEqual(Severity.Error, error.Severity, Text(check));
+        StringAssert.Contains(error.Message, "CopyOnWriteMode=Required fails on them (COW001)");
+        Assert.IsTrue(check.Verdict.Facts.Any(f => f.Contains("Dep/1.0.0", StringComparison.Ordinal)), string.Join("\n", check.Verdict.Facts));
+        Assert.AreEqual(0, check.Verdict.Assumptions.Count(a => a.Contains("no restore result", StringComparison.Ordinal)));
+    }
+
+    [TestMethod]
+    public void Without_a_restore_result_the_check_assumes_package_files_come_from_the_cache_and_says_so()
+    {
+        string repository = LoopFileSystems.Xfs.NewFolder("repo");
+        string cache = LoopFileSystems.Ext4.NewFolder("packages");
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.PackageCache, cache));
+
+        Assert.IsFalse(check.RepositoryClones, Text(check));
+        string assumption = check.Verdict.Assumptions.Single(a => a.Contains("no restore result", StringComparison.Ordinal));
+        StringAssert.Contains(assumption, "run `dotnet restore` first to make it sure");
+        StringAssert.Contains(string.Join("\n", DoctorReport.Lines(check)), "assumed: no restore result was found");
+        using var json = System.Text.Json.JsonDocument.Parse(DoctorReport.Json(check));
+        Assert.AreEqual(System.Text.Json.JsonValueKind.False, json.RootElement.GetProperty("verdict").GetProperty("clones").ValueKind);
+        Assert.IsTrue(json.RootElement.GetProperty("verdict").GetProperty("assumptions").EnumerateArray().Any(a => a.GetString()!.Contains("no restore result", StringComparison.Ordinal)));
+    }
+
+    /// <summary>
+    /// The probe's files never have a name (O_TMPFILE): inotify, watching the folders the check writes its probe in,
+    /// sees no file made there, so a Ctrl-C or a kill at any moment of the probe can leave nothing behind.
+    /// </summary>
+    [TestMethod]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    [DataRow("ext4")]
+    public void The_probe_clone_never_gives_its_files_a_name_so_an_interrupted_probe_leaves_nothing(string kind)
+    {
+        string repository = LoopFileSystems.Require(kind).NewFolder("repo");
+        var created = new System.Collections.Concurrent.ConcurrentBag<string>();
+        using var watcher = new FileSystemWatcher(repository) { IncludeSubdirectories = true, NotifyFilter = NotifyFilters.FileName | NotifyFilters.DirectoryName };
+        watcher.Created += (_, e) => created.Add(e.FullPath);
+        watcher.EnableRaisingEvents = true;
+
+        DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository));
+        string marker = Path.Combine(repository, "marker");
+        File.WriteAllText(marker, "the watcher sees files made here");
+        SpinWait.SpinUntil(() => created.Contains(marker), TimeSpan.FromSeconds(30));
+
+        Assert.IsTrue(created.Contains(marker), "the watcher saw nothing at all, so it proves nothing");
+        CollectionAssert.AreEqual(new[] { marker }, created.ToArray(), "the probe gave a file a name in " + repository);
+        Assert.AreEqual(kind != "ext4", check.Folders[0].Volume.CanClone, check.Folders[0].Volume.CloneEvidence);
+        StringAssert.Contains(check.Folders[0].Volume.CloneEvidence, "probe clone (FICLONE)");
+    }
+
+    /// <summary>
+    /// Even as root, the check writes nothing in the .NET installation, a NuGet fallback folder or a volume it proposes:
+    /// it answers from the volume's own flags (XFS's reflink bit) or its kind, and says so; a system folder is never a
+    /// place for a probe either.
+    /// </summary>
+    [TestMethod]
+    public void The_NET_installation_a_fallback_folder_and_a_proposed_volume_get_no_probe_file_and_are_answered_from_the_volumes_flags()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        LoopFileSystem btrfs = LoopFileSystems.Btrfs;
+        string repository = LoopFileSystems.Ext4.NewFolder("repo");
+        string dotnet = xfs.NewFolder("dotnet");
+        string fallback = btrfs.NewFolder("fallback");
+        var created = new System.Collections.Concurrent.ConcurrentBag<string>();
+        var watchers = new[] { dotnet, fallback, xfs.MountPoint, btrfs.MountPoint }.Select(folder => new FileSystemWatcher(folder) { NotifyFilter = NotifyFilters.FileName }).ToList();
+        try
+        {
+            foreach (FileSystemWatcher watcher in watchers)
+            {
+                watcher.Created += (_, e) => created.Add(e.FullPath);
+                watcher.EnableRaisingEvents = true;
+            }
+
+            DoctorCheck check = LinuxCheck(
+                new CheckedFolder(FolderRole.Repository, repository),
+                new CheckedFolder(FolderRole.DotnetInstallation, dotnet),
+                new CheckedFolder(FolderRole.PackageFallbackFolder, fallback));
+            string marker = Path.Combine(dotnet, "marker");
+            File.WriteAllText(marker, "the watcher sees files made here");
+            SpinWait.SpinUntil(() => created.Contains(marker), TimeSpan.FromSeconds(30));
+
+            CollectionAssert.AreEqual(new[] { marker }, created.ToArray(), "a probe file was made where the check may not write");
+            FolderOnVolume installation = check.Folders.Single(f => f.Folder.Role == FolderRole.DotnetInstallation);
+            Assert.AreEqual(true, installation.Volume.CanClone, installation.Volume.CloneEvidence);
+            StringAssert.Contains(installation.Volume.CloneEvidence, "the XFS volume's own flags (XFS_IOC_FSGEOMETRY) say reflink is on");
+            StringAssert.Contains(installation.Volume.CloneEvidence, "the doctor writes only where a build writes");
+            StringAssert.Contains(check.Folders.Single(f => f.Folder.Role == FolderRole.PackageFallbackFolder).Volume.CloneEvidence, "btrfs always clones");
+            Assert.IsTrue(check.ClonesElsewhere.Any(v => v.Root == xfs.MountPoint), "the XFS volume is proposed from its flags: " + Text(check));
+        }
+        finally
+        {
+            watchers.ForEach(w => w.Dispose());
+        }
+
+        Assert.IsFalse(DoctorCheck.MayProbe(new CheckedFolder(FolderRole.PackageCache, "/usr/share/dotnet/packages"), []), "a system folder, even for a role a build writes to");
+        Assert.IsFalse(DoctorCheck.MayProbe(new CheckedFolder(FolderRole.Repository, "/opt/dotnet/sdk"), ["/opt/dotnet"]), "inside the .NET installation");
+        Assert.IsTrue(DoctorCheck.MayProbe(new CheckedFolder(FolderRole.Repository, "/usr/src/app"), ["/usr/share/dotnet"]), "a container's /usr/src/app is a repository like any");
+    }
+
+    /// <summary>XFS made without reflink, asked without a probe: its own flags say it does not clone (not "unknown").</summary>
+    [TestMethod]
+    public void An_XFS_volume_without_reflink_is_told_apart_by_its_flags_without_a_probe()
+    {
+        using LoopFileSystem noReflink = LoopFileSystems.RequireNew("xfs-noreflink", 300);
+        var catalog = new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero);
+
+        VolumeFacts without = catalog.Inspect(noReflink.NewFolder("a"), mayWrite: false);
+        VolumeFacts with = catalog.Inspect(LoopFileSystems.Xfs.NewFolder("b"), mayWrite: false);
+
+        Assert.AreEqual(false, without.CanClone, without.CloneEvidence);
+        StringAssert.Contains(without.CloneEvidence, "reflink is off");
+        Assert.AreEqual(true, with.CanClone, with.CloneEvidence);
+    }
+
+    /// <summary>A project.assets.json as restore writes it, in the repository's obj/: one package, Dep, in <paramref name="packageFolder"/>, with an assembly a build copies or only a placeholder.</summary>
+    private static void WriteAssets(string repository, string packageFolder, bool withRuntimeAssembly)
+    {
+        Directory.CreateDirectory(Path.Combine(packageFolder, "dep", "1.0.0"));
+        Directory.CreateDirectory(Path.Combine(repository, "obj"));
+        string runtime = withRuntimeAssembly ? "lib/net10.0/Dep.dll" : "lib/net10.0/_._";
+        File.WriteAllText(Path.Combine(repository, "obj", "project.assets.json"), $$"""
+            {
+              "version": 3,
+              "targets": { "net10.0": { "Dep/1.0.0": { "type": "package", "compile": { "{{runtime}}": {} }, "runtime": { "{{runtime}}": {} } } } },
+              "libraries": { "Dep/1.0.0": { "type": "package", "path": "dep/1.0.0", "files": [] } },
+              "packageFolders": { "{{packageFolder.TrimEnd('/')}}/": {} }
+            }
+            """);
     }
 
     [TestMethod]
@@ -133,7 +279,7 @@ public sealed class DoctorCheckTests
 
         DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"D:\src\app"), new CheckedFolder(FolderRole.PackageCache, @"C:\Users\me\.nuget\packages"));
 
-        Assert.IsTrue(check.RepositoryClones);
+        Assert.IsFalse(check.RepositoryClones, "not restored: package files are assumed to come from the cache on C:, which Required fails");
         Assert.AreEqual(true, check.Folders[0].Volume.DevDrive);
         Finding trust = check.Findings.Single(f => f.Message.Contains("not trusted"));
         CollectionAssert.AreEqual(new[] { "fsutil devdrv trust D:", "fsutil devdrv query D:" }, trust.Fix.ToArray());
@@ -207,7 +353,7 @@ public sealed class DoctorCheckTests
     {
         public VolumeLocation Locate(string path) => inner.Locate(path);
 
-        public VolumeFacts Inspect(string folder) => inner.Inspect(folder);
+        public VolumeFacts Inspect(string folder, bool mayWrite) => inner.Inspect(folder, mayWrite);
     }
 
     /// <summary>Windows' documented answers for a few drives, keyed by volume root (the drive of a path).</summary>

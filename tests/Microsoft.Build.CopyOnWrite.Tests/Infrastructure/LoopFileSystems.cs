@@ -15,7 +15,7 @@ public sealed class LoopFileSystem : IDisposable
         MountPoint = mountPoint;
     }
 
-    /// <summary>"xfs", "btrfs" or "ext4".</summary>
+    /// <summary>"xfs", "btrfs" or "ext4" ("xfs-noreflink": XFS made without reflink).</summary>
     public string Kind { get; }
 
     public string ImagePath { get; }
@@ -110,6 +110,7 @@ public static class LoopFileSystems
         string[] mkfs = kind switch
         {
             "xfs" => new[] { "mkfs.xfs", "-q", "-f", "-m", "reflink=1" },
+            "xfs-noreflink" => new[] { "mkfs.xfs", "-q", "-f", "-m", "reflink=0" },
             "btrfs" => new[] { "mkfs.btrfs", "-q", "-f" },
             "ext4" => new[] { "mkfs.ext4", "-q", "-F" },
             _ => throw new ArgumentException($"Unknown file system kind {kind}", nameof(kind)),

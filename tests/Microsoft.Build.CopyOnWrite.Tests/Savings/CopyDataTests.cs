@@ -1,5 +1,6 @@
 using Microsoft.Build.CopyOnWrite.Savings;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
+using SourceOrigin = Microsoft.Build.CopyOnWrite.Volumes.CopySource;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
 

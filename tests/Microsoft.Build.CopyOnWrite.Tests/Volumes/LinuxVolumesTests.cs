@@ -38,7 +38,8 @@ public sealed class LinuxVolumesTests
 
         VolumeLocation location = Catalog().Locate(notYet);
 
-        Assert.AreEqual(new VolumeLocation(xfs.MountPoint, "xfs"), location);
+        Assert.AreEqual((xfs.MountPoint, "xfs"), (location.Root, location.FileSystem));
+        StringAssert.Matches(location.FileSystemId, new System.Text.RegularExpressions.Regex(@"^\d+:\d+$"), "the file system's device, from the mount table");
         Assert.IsFalse(Directory.Exists(notYet), "locating must not create the folder");
     }
 
@@ -61,8 +62,8 @@ public sealed class LinuxVolumesTests
     [TestMethod]
     [DataRow("btrfs", true, "btrfs always clones")]
     [DataRow("ext4", false, "ext4 cannot clone")]
-    [DataRow("xfs", null, "unknown")]
-    public void A_read_only_folder_gets_no_probe_file_and_is_judged_by_its_file_systems_kind_or_unknown(string kind, bool? clones, string evidence)
+    [DataRow("xfs", true, "the XFS volume's own flags (XFS_IOC_FSGEOMETRY) say reflink is on")]
+    public void A_read_only_folder_gets_no_probe_file_and_is_judged_by_its_volumes_flags_or_its_file_systems_kind(string kind, bool? clones, string evidence)
     {
         LoopFileSystem volume = LoopFileSystems.Require(kind);
         string folder = volume.NewFolder("read-only-source");
@@ -138,10 +139,10 @@ public sealed class LinuxVolumesTests
 
         public VolumeLocation Locate(string path) => inner.Locate(path);
 
-        public VolumeFacts Inspect(string folder)
+        public VolumeFacts Inspect(string folder, bool mayWrite)
         {
             Inspections++;
-            return inner.Inspect(folder);
+            return inner.Inspect(folder, mayWrite);
         }
     }
 }

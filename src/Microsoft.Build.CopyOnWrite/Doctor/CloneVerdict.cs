@@ -1,0 +1,138 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.Volumes;
+
+namespace Microsoft.Build.CopyOnWrite.Doctor;
+
+/// <summary>One stream of files a build copies, from one folder into another, judged by <see cref="CloneRule"/>.</summary>
+/// <param name="Passes">Whether those copies pass CopyOnWriteMode=Required: cloned, or accepted; null when unknown.</param>
+internal sealed record BuildCopy(FolderOnVolume From, FolderOnVolume To, CopySource Source, string What, bool? Passes);
+
+/// <summary>
+/// "Does this repository clone what it builds?", decided by the rule the build's CopyOnWriteMode=Required applies
+/// (<see cref="CloneRule"/>) over the copies a build makes: the repository's files and the compiled assembly into the
+/// build output, and the package files restore says the build copies, from the package folder that holds them. Where a
+/// fact is missing (not restored yet) it assumes the worse and says so, with the command that makes it sure.
+/// </summary>
+internal sealed class CloneVerdict
+{
+    private CloneVerdict(IReadOnlyList<BuildCopy> copies, IReadOnlyList<string> facts, IReadOnlyList<string> assumptions)
+    {
+        Copies = copies;
+        Facts = facts;
+        Assumptions = assumptions;
+    }
+
+    /// <summary>The copies judged.</summary>
+    public IReadOnlyList<BuildCopy> Copies { get; }
+
+    /// <summary>What the verdict rests on, as sentences.</summary>
+    public IReadOnlyList<string> Facts { get; }
+
+    /// <summary>What it assumed where it lacked a fact, each with how to make it sure.</summary>
+    public IReadOnlyList<string> Assumptions { get; }
+
+    /// <summary>True: a Required build passes; false: it fails with COW001; null: cannot be told.</summary>
+    public bool? Clones => Copies.Count == 0 ? null
+        : Copies.Any(c => c.Passes == false) ? false
+        : Copies.Any(c => c.Passes is null) ? null
+        : true;
+
+    /// <summary>The first copy that fails Required, or cannot be told.</summary>
+    public BuildCopy? FirstFailing => Copies.FirstOrDefault(c => c.Passes == false) ?? Copies.FirstOrDefault(c => c.Passes is null);
+
+    /// <param name="copiedFrom">Folders a step of the build copies from, named to the doctor (whatever role their row shows: the temp folder...).</param>
+    public static CloneVerdict For(IReadOnlyList<FolderOnVolume> folders, BuildFacts buildFacts, IReadOnlyList<string> copiedFrom, Func<CheckedFolder, FolderOnVolume> inspect)
+    {
+        var copies = new List<BuildCopy>();
+        var facts = new List<string>();
+        var assumptions = new List<string>();
+        FolderOnVolume? repository = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository);
+        if (repository is null)
+        {
+            return new CloneVerdict(copies, facts, assumptions);
+        }
+
+        FolderOnVolume? intermediate = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.IntermediateOutput);
+        FolderOnVolume output = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.BuildOutput) ?? intermediate ?? repository;
+        copies.Add(Judge(repository, output, CopySource.Movable, "the repository's files (content, references) into the build output"));
+        if (intermediate is not null && !ReferenceEquals(intermediate, output))
+        {
+            copies.Add(Judge(intermediate, output, CopySource.Movable, "the compiled assembly from obj into the build output"));
+        }
+
+        RestoredPackages restored = RestoredPackages.Read(repository.Folder.Path, buildFacts.AssetsFiles);
+        FolderOnVolume? cache = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.PackageCache);
+        if (restored.Known)
+        {
+            facts.Add(restored.CopiedPackages.Count == 0
+                ? $"restore ({restored.AssetsFiles.Count} project.assets.json) lists no package with files a build copies: nothing is copied from a package folder"
+                : $"restore ({restored.AssetsFiles.Count} project.assets.json) lists {restored.CopiedPackages.Count} package{(restored.CopiedPackages.Count == 1 ? string.Empty : "s")} with files an application's build copies ({string.Join(", ", restored.CopiedPackages.Take(3))}{(restored.CopiedPackages.Count > 3 ? ", ..." : string.Empty)}), from {string.Join(", ", restored.CopiedFrom)}");
+            foreach (string packageFolder in restored.CopiedFrom)
+            {
+                FolderOnVolume from = folders.FirstOrDefault(f => f.Folder.Role is FolderRole.PackageCache or FolderRole.PackageFallbackFolder && SamePath(f.Folder.Path, packageFolder))
+                    ?? inspect(new CheckedFolder(FolderRole.PackageFallbackFolder, packageFolder));
+                copies.Add(Judge(from, output, SourceOf(from, buildFacts), "package files into the build output"));
+            }
+
+            if (restored.CopiedPackages.Count > 0)
+            {
+                assumptions.Add("the packages' files are counted as copied into an output: an application's or test project's build copies them; a class library's own build does not (CopyLocalLockFileAssemblies)");
+            }
+        }
+        else if (cache is not null)
+        {
+            copies.Add(Judge(cache, output, SourceOf(cache, buildFacts), "package files into the build output (assumed)"));
+            assumptions.Add($"no restore result was found{(restored.Problem is null ? string.Empty : $" ({restored.Problem})")}, so the build is assumed to copy package files from the package cache {cache.Folder.Path}; run `dotnet restore` first to make it sure");
+        }
+
+        foreach (string path in copiedFrom)
+        {
+            FolderOnVolume from = folders.FirstOrDefault(f => SamePath(f.Folder.Path, path)) ?? inspect(new CheckedFolder(FolderRole.CopiedFrom, path));
+            copies.Add(Judge(from, output, SourceOf(from, buildFacts), "files a step of the build copies into the build output"));
+        }
+
+        if (folders.FirstOrDefault(f => f.Folder.Role == FolderRole.TempFolder) is FolderOnVolume temp
+            && !CloneRule.SameFileSystem(temp.Volume.Location, output.Volume.Location)
+            && !copiedFrom.Any(path => SamePath(path, temp.Folder.Path)))
+        {
+            assumptions.Add($"no build step copies from the temp folder {temp.Folder.Path} (another file system than the output) or from another folder outside those above: one that does fails Required unless listed in CopyOnWriteAcceptCopiesFrom; name such a folder to the doctor to judge it (-p:CopyOnWriteDoctorCopiesFrom=FOLDER, or cow-measure doctor --copies-from FOLDER)");
+        }
+
+        facts.Add($"the rule (CopyOnWriteMode=Required): {CloneRule.Statement}");
+        return new CloneVerdict(copies, facts, assumptions);
+    }
+
+    private static BuildCopy Judge(FolderOnVolume from, FolderOnVolume to, CopySource source, string what)
+        => new(from, to, source, what, from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.PassesRequired(source, from.Volume, to.Volume));
+
+    /// <summary>How the build sorts a package folder (Savings/CopySources): a folder Required accepts, the package cache, or a folder that can move.</summary>
+    private static CopySource SourceOf(FolderOnVolume folder, BuildFacts facts)
+        => folder.Folder.Role == FolderRole.DotnetInstallation ? CopySource.DotNetInstallation
+            : facts.ListedFolders.Any(l => Inside(folder.Folder.Path, l)) ? CopySource.Listed
+            : facts.FallbackEnvironmentFolders.Any(f => Inside(folder.Folder.Path, f)) ? CopySource.NuGetFallbackFolder
+            : folder.Folder.Role == FolderRole.PackageCache || folder.Folder.Path.Replace('\\', '/').TrimEnd('/').EndsWith("/.nuget/packages", StringComparison.OrdinalIgnoreCase) ? CopySource.PackageCache
+            : CopySource.Movable;
+
+    private static bool Inside(string path, string folder)
+    {
+        string root = folder.TrimEnd('/', '\\');
+        string full = path.TrimEnd('/', '\\');
+        return full.StartsWith(root, VolumeCatalog.RootComparer == StringComparer.OrdinalIgnoreCase ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal)
+            && (full.Length == root.Length || full[root.Length] is '/' or '\\');
+    }
+
+    private static bool SamePath(string first, string second) => Inside(first, second) && Inside(second, first);
+
+    /// <summary>How a source kind reads in the report and the JSON.</summary>
+    public static string Describe(CopySource source) => source switch
+    {
+        CopySource.PackageCache => "packageCache",
+        CopySource.DotNetInstallation => "dotnetInstallation",
+        CopySource.MSBuildInstallation => "msbuildInstallation",
+        CopySource.NuGetFallbackFolder => "nugetFallbackFolder",
+        CopySource.Listed => "listed",
+        _ => "movable",
+    };
+}

@@ -1,0 +1,159 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+
+namespace Microsoft.Build.CopyOnWrite.Doctor;
+
+/// <summary>
+/// What the doctor knows of the build beyond its folders: which package folders a build copies package files from,
+/// read from what restore wrote (obj/project.assets.json), and the folders Required accepts copies from
+/// (CopyOnWriteAcceptCopiesFrom, NUGET_FALLBACK_PACKAGES), as the build reads them.
+/// </summary>
+/// <param name="AssetsFiles">project.assets.json files MSBuild named (ProjectAssetsFile); the repository is searched for more.</param>
+/// <param name="ListedFolders">CopyOnWriteAcceptCopiesFrom, full paths.</param>
+/// <param name="FallbackEnvironmentFolders">NUGET_FALLBACK_PACKAGES, full paths.</param>
+internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, IReadOnlyList<string> ListedFolders, IReadOnlyList<string> FallbackEnvironmentFolders)
+{
+    public static BuildFacts None { get; } = new([], [], []);
+
+    /// <summary>A ';'-separated list (an MSBuild property, an environment variable) as full paths.</summary>
+    public static IReadOnlyList<string> FullPaths(string? list)
+        => (list ?? string.Empty).Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries).Select(p => p.Trim()).Where(p => p.Length > 0 && Path.IsPathRooted(p)).ToList();
+}
+
+/// <summary>What restore wrote about the repository's packages: whether a build copies package files, and from which package folders.</summary>
+/// <param name="Known">Whether a restore result was read; false: the repository was not restored (or it could not be read here).</param>
+/// <param name="AssetsFiles">The project.assets.json files read.</param>
+/// <param name="CopiedPackages">Packages with files a build copies into an application's output (lib, runtimes, resources), as id/version.</param>
+/// <param name="CopiedFrom">The package folders those packages are found in, first one that has each, as the build resolves them.</param>
+internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> AssetsFiles, IReadOnlyList<string> CopiedPackages, IReadOnlyList<string> CopiedFrom, string? Problem)
+{
+    private static readonly string[] CopiedAssetKinds = ["runtime", "native", "resource", "runtimeTargets"];
+
+    /// <summary>Reads <paramref name="named"/> and the project.assets.json files under <paramref name="repository"/> (obj/ and artifacts/obj/, a few levels deep).</summary>
+    public static RestoredPackages Read(string repository, IEnumerable<string> named)
+    {
+        var files = named.Where(File.Exists).Select(Path.GetFullPath).Concat(FindUnder(repository)).Distinct(StringComparer.Ordinal).ToList();
+        if (files.Count == 0)
+        {
+            return new RestoredPackages(false, [], [], [], null);
+        }
+
+#if NET
+        var packages = new SortedSet<string>(StringComparer.Ordinal);
+        var folders = new List<string>();
+        var problems = new List<string>();
+        foreach (string file in files)
+        {
+            try
+            {
+                ReadOne(file, packages, folders);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Text.Json.JsonException or InvalidOperationException or KeyNotFoundException)
+            {
+                problems.Add($"{file}: {e.Message}");
+            }
+        }
+
+        return problems.Count == files.Count
+            ? new RestoredPackages(false, files, [], [], "could not read " + string.Join("; ", problems))
+            : new RestoredPackages(true, files, packages.ToList(), folders, problems.Count == 0 ? null : "could not read " + string.Join("; ", problems));
+#else
+        return new RestoredPackages(false, files, [], [], "project.assets.json is not read by the .NET Framework MSBuild's doctor; run `dotnet msbuild -restore -t:CopyOnWriteDoctor` or `dotnet cow-measure doctor`");
+#endif
+    }
+
+#if NET
+    private static void ReadOne(string file, SortedSet<string> packages, List<string> folders)
+    {
+        using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllBytes(file));
+        System.Text.Json.JsonElement root = document.RootElement;
+        string[] packageFolders = root.TryGetProperty("packageFolders", out System.Text.Json.JsonElement pf)
+            ? pf.EnumerateObject().Select(p => p.Name).ToArray()
+            : [];
+        var libraryPaths = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+        if (root.TryGetProperty("libraries", out System.Text.Json.JsonElement libraries))
+        {
+            foreach (System.Text.Json.JsonProperty library in libraries.EnumerateObject())
+            {
+                if (library.Value.TryGetProperty("type", out System.Text.Json.JsonElement type) && type.GetString() == "package"
+                    && library.Value.TryGetProperty("path", out System.Text.Json.JsonElement path) && path.GetString() is string relative)
+                {
+                    libraryPaths[library.Name] = relative;
+                }
+            }
+        }
+
+        if (!root.TryGetProperty("targets", out System.Text.Json.JsonElement targets))
+        {
+            return;
+        }
+
+        foreach (System.Text.Json.JsonProperty target in targets.EnumerateObject())
+        {
+            foreach (System.Text.Json.JsonProperty library in target.Value.EnumerateObject())
+            {
+                if (!libraryPaths.TryGetValue(library.Name, out string? relative) || !HasCopiedFiles(library.Value))
+                {
+                    continue;
+                }
+
+                packages.Add(library.Name);
+
+                // The build takes a package from the first package folder that has it (the cache first, then the fallbacks).
+                string? folder = packageFolders.FirstOrDefault(f => Directory.Exists(Path.Combine(f, relative)));
+                if (folder is not null && !folders.Contains(folder))
+                {
+                    folders.Add(folder);
+                }
+            }
+        }
+    }
+
+    private static bool HasCopiedFiles(System.Text.Json.JsonElement library)
+        => CopiedAssetKinds.Any(kind => library.TryGetProperty(kind, out System.Text.Json.JsonElement assets)
+            && assets.ValueKind == System.Text.Json.JsonValueKind.Object
+            && assets.EnumerateObject().Any(asset => !asset.Name.EndsWith("_._", StringComparison.Ordinal)));
+#endif
+
+    /// <summary>Folders looked into at most, so that a huge tree costs the check a bounded time.</summary>
+    private const int MostFoldersSearched = 20_000;
+
+    /// <summary>
+    /// project.assets.json in obj/ folders under the repository (artifacts/obj/... too), six levels deep and
+    /// <see cref="MostFoldersSearched"/> folders at most, breadth first, skipping .git, node_modules and bin.
+    /// </summary>
+    private static IEnumerable<string> FindUnder(string repository)
+    {
+        var found = new List<string>();
+        var level = new List<string> { repository };
+        int searched = 0;
+        for (int depth = 0; depth < 7 && level.Count > 0 && found.Count < 200 && searched < MostFoldersSearched; depth++)
+        {
+            var next = new List<string>();
+            foreach (string folder in level.Take(MostFoldersSearched - searched))
+            {
+                searched++;
+                string assets = Path.Combine(folder, "project.assets.json");
+                if (File.Exists(assets))
+                {
+                    found.Add(Path.GetFullPath(assets));
+                }
+
+                try
+                {
+                    next.AddRange(Directory.GetDirectories(folder).Where(f => Path.GetFileName(f) is not (".git" or "node_modules" or "bin")));
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+                {
+                    // A folder that cannot be listed holds nothing this check can read.
+                }
+            }
+
+            level = next;
+        }
+
+        return found;
+    }
+}

@@ -1,0 +1,61 @@
+namespace Microsoft.Build.CopyOnWrite.Volumes;
+
+/// <summary>Where the source of a copy lives, as far as the clone rule cares: whether a user can move it (the build knows it as SourceOrigin, an alias in Savings/CopySources).</summary>
+internal enum CopySource
+{
+    /// <summary>A folder the user can move onto the destination's volume (the repository, its outputs, the temp folder...).</summary>
+    Movable,
+
+    /// <summary>The NuGet package cache: movable (NUGET_PACKAGES), and the usual culprit.</summary>
+    PackageCache,
+
+    /// <summary>The .NET installation that runs the build.</summary>
+    DotNetInstallation,
+
+    /// <summary>The installation of the MSBuild that runs the build.</summary>
+    MSBuildInstallation,
+
+    /// <summary>A NuGet fallback folder named by NUGET_FALLBACK_PACKAGES: read-only packages shared by every user.</summary>
+    NuGetFallbackFolder,
+
+    /// <summary>A folder the project lists in CopyOnWriteAcceptCopiesFrom.</summary>
+    Listed,
+}
+
+/// <summary>
+/// The one rule that says whether a file a build copies fails CopyOnWriteMode=Required, read by the build (COW001, through
+/// <c>Savings/CopySources</c>), the doctor (its verdict, COW005, `cow-measure doctor --require-clone`) and the forecast
+/// (its grouping of volumes): a file goes as a clone when its source and destination are on one file system and that
+/// file system clones; a copy is accepted only from a place the user cannot move (the installations that run the
+/// build, a NuGet fallback folder of NUGET_FALLBACK_PACKAGES) or that the project lists in CopyOnWriteAcceptCopiesFrom.
+/// Everything else copied, not cloned, fails Required.
+/// </summary>
+internal static class CloneRule
+{
+    /// <summary>The rule in one sentence, as the doctor prints it and docs/volumes.md states it.</summary>
+    public const string Statement =
+        "every file the build copies must go as a clone (source and destination on one file system that clones), "
+        + "unless it comes from the .NET or MSBuild installation, a NuGet fallback folder named in NUGET_FALLBACK_PACKAGES, "
+        + "or a folder listed in CopyOnWriteAcceptCopiesFrom";
+
+    /// <summary>Whether CopyOnWriteMode=Required accepts a file copied (not cloned) from <paramref name="source"/>.</summary>
+    public static bool AcceptsCopiesFrom(CopySource source)
+        => source is CopySource.DotNetInstallation or CopySource.MSBuildInstallation or CopySource.NuGetFallbackFolder or CopySource.Listed;
+
+    /// <summary>
+    /// Whether two volumes are one file system, which a clone needs: on Linux the same device in the mount table (a
+    /// bind mount and a btrfs subvolume mounted apart are the file system they come from), elsewhere the same root.
+    /// </summary>
+    public static bool SameFileSystem(VolumeLocation first, VolumeLocation second)
+        => first.FileSystemId is not null && second.FileSystemId is not null
+            ? first.FileSystemId == second.FileSystemId
+            : VolumeCatalog.RootComparer.Equals(first.Root, second.Root);
+
+    /// <summary>Whether files go from <paramref name="source"/> to <paramref name="destination"/> as clones: one file system, and it clones (null: unknown).</summary>
+    public static bool? Clones(VolumeFacts source, VolumeFacts destination)
+        => !SameFileSystem(source.Location, destination.Location) ? false : source.CanClone;
+
+    /// <summary>Whether copies from <paramref name="source"/> (of that kind) to <paramref name="destination"/> pass Required: cloned or accepted (null: unknown).</summary>
+    public static bool? PassesRequired(CopySource kind, VolumeFacts source, VolumeFacts destination)
+        => AcceptsCopiesFrom(kind) ? true : Clones(source, destination);
+}
