@@ -5,6 +5,8 @@ using System.IO;
 using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.SelfTest;
 using Microsoft.Build.CopyOnWrite.TestKit.Parity;
 
 namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
@@ -110,64 +112,25 @@ internal static class RealWindows
     }
 
     /// <summary>
-    /// The worst failure a clone engine has shown (CopyOnWrite#12, pnpm#7186, git-lfs#6312): a file written a moment
-    /// ago, cloned by several processes at once, came out as zeros with the right size and time. Each round writes a
-    /// source with small buffered writes, then at once starts 8 processes that each copy it with our task; every
-    /// destination must hold the source's bytes, and at least one must be a real clone (else nothing was tested).
+    /// The self-test's zero-fill stress (src/.../SelfTest/SelfTestRunner.ZeroFillStress, the one implementation users run
+    /// too), on the Dev Drive, with each copy made by our task in a process of its own (a build's nodes): every copy must
+    /// hold the source's bytes, and at least one must be a real clone (else nothing was tested).
     /// </summary>
     private static void ZeroFillStress(TestLog log, bool writerStillOpen)
     {
         string root = Path.Combine(DevDrive(), $"zero-fill-{(writerStillOpen ? "open" : "closed")}-{Environment.ProcessId}");
-        var random = new Random(20240613);
+        Directory.CreateDirectory(root);
         int clonedTotal = 0;
+        var runner = new SelfTestRunner(CloneEngines.Current, log.Line, cloneElsewhere: CopyInAWorker);
         try
         {
-            for (int round = 0; round < StressRounds; round++)
-            {
-                string folder = Path.Combine(root, $"round{round:00}");
-                Directory.CreateDirectory(folder);
-                var data = new byte[random.Next(64 << 10, 8 << 20)];
-                random.NextBytes(data);
-                string source = Path.Combine(folder, "source.dll");
-                var writer = new FileStream(source, FileMode.CreateNew, FileAccess.Write, FileShare.Read, bufferSize: 4096);
-                for (int offset = 0; offset < data.Length; offset += 16384)
-                {
-                    writer.Write(data, offset, Math.Min(16384, data.Length - offset)); // buffered writes, never flushed to disk
-                }
-
-                if (!writerStillOpen)
-                {
-                    writer.Dispose();
-                }
-
-                List<Process> workers = Enumerable.Range(0, ClonesPerSource).Select(i => StartWorker(source, Path.Combine(folder, $"clone{i}.dll"))).ToList();
-                if (writerStillOpen)
-                {
-                    Thread.Sleep(250);
-                    writer.Dispose();
-                }
-
-                var outputs = workers.Select(w => (Output: w.StandardOutput.ReadToEndAsync(), Process: w)).ToList();
-                foreach ((Task<string> output, Process worker) in outputs)
-                {
-                    Check.That(worker.WaitForExit(120_000), $"round {round}: a clone worker did not finish in 2 minutes");
-                }
-
-                for (int i = 0; i < ClonesPerSource; i++)
-                {
-                    string clone = Path.Combine(folder, $"clone{i}.dll");
-                    string output = outputs[i].Output.Result;
-                    Check.That(outputs[i].Process.ExitCode == 0, $"round {round}, clone {i}: the copy failed:{Environment.NewLine}{output}");
-                    byte[] bytes = File.ReadAllBytes(clone);
-                    Check.That(bytes.AsSpan().SequenceEqual(data), $"round {round}, clone {i} of a {data.Length}-byte source does not hold its bytes: {Describe(bytes, data)}{Environment.NewLine}{output}");
-                    if (SharesAllExtents(clone, source, out _))
-                    {
-                        clonedTotal++;
-                    }
-                }
-
-                log.Line($"round {round}: {data.Length} bytes, {ClonesPerSource} copies hold the source's bytes");
-            }
+            string said = runner.ZeroFillStress(root, writerStillOpen, StressRounds, ClonesPerSource, (source, copies) =>
+                clonedTotal += copies.Count(copy => SharesAllExtents(copy, source, out _)));
+            log.Line(said);
+        }
+        catch (OutputMismatchException e)
+        {
+            throw new CheckFailedException(e.Message);
         }
         finally
         {
@@ -176,6 +139,19 @@ internal static class RealWindows
 
         log.Line($"{clonedTotal} of {StressRounds * ClonesPerSource} destinations share every extent with their source");
         Check.That(clonedTotal > 0, "no destination was a real clone, so the stress tested nothing: is the folder on a Dev Drive?");
+    }
+
+    /// <summary>One copy by our task in a worker process; null, or its exit code and output.</summary>
+    private static string? CopyInAWorker(string source, string destination)
+    {
+        using Process worker = StartWorker(source, destination);
+        string output = worker.StandardOutput.ReadToEnd();
+        if (!worker.WaitForExit(120_000))
+        {
+            return "the worker did not finish in 2 minutes";
+        }
+
+        return worker.ExitCode == 0 ? null : $"exit code {worker.ExitCode}:{Environment.NewLine}{output}";
     }
 
     private static string Describe(byte[] actual, byte[] expected)

@@ -29,20 +29,30 @@ internal sealed class SelfTestRunner
     private const int TimedRounds = 9;
     private const int Writers = 4;
     private const int CopiesPerWriter = 25;
+    private const int StressRounds = 3;
+    private const int StressClones = 8;
 
     private readonly ICloneEngine _engine;
     private readonly Action<string> _progress;
     private readonly Func<string, HoldMode, IDisposable> _hold;
     private readonly IReadOnlyList<HoldMode> _holdModes;
+    private readonly Func<string, string, string?>? _cloneElsewhere;
 
     /// <param name="hold">Holds a file open as another process would; null: another process does (<see cref="Holder"/>).</param>
     /// <param name="holdModes">The ways to hold a destination; null: every way this OS has (<see cref="HoldModes.ForThisOS"/>).</param>
-    public SelfTestRunner(ICloneEngine engine, Action<string> progress, Func<string, HoldMode, IDisposable>? hold = null, IReadOnlyList<HoldMode>? holdModes = null)
+    /// <param name="cloneElsewhere">
+    /// Copies a source to a destination with our Copy task in another process (a build node), returning null or what
+    /// failed: the zero-fill stress's clones then race as a build's nodes race. Null: the Copy task on threads of this
+    /// process, whose clones of one source the engine serialises, so the stress then checks just-written data but not
+    /// the race between processes.
+    /// </param>
+    public SelfTestRunner(ICloneEngine engine, Action<string> progress, Func<string, HoldMode, IDisposable>? hold = null, IReadOnlyList<HoldMode>? holdModes = null, Func<string, string, string?>? cloneElsewhere = null)
     {
         _engine = engine;
         _progress = progress;
         _hold = hold ?? Holder.Hold;
         _holdModes = holdModes ?? HoldModes.ForThisOS();
+        _cloneElsewhere = cloneElsewhere;
     }
 
     /// <summary>
@@ -113,6 +123,13 @@ internal sealed class SelfTestRunner
                 }
 
                 Check(volume, $"{Writers} writers onto one destination with a reader", () => ManyWriters(work, volume, cancellationToken));
+                foreach (bool writerStillOpen in new[] { false, true })
+                {
+                    string how = _cloneElsewhere is null ? "threads" : "processes";
+                    Check(volume, $"zero-fill stress: {StressClones} {how} clone each source {(writerStillOpen ? "while its writer still holds it" : "written moments before")}",
+                        () => ZeroFillStress(work, writerStillOpen, StressRounds, StressClones, afterRound: null));
+                }
+
                 foreach (long size in TimedSizes)
                 {
                     Check(volume, $"time per file of {SizeText(size)} against File.Copy", () => Timed(work, volume, size));
@@ -288,6 +305,84 @@ internal sealed class SelfTestRunner
         }
 
         return $"{Writers * CopiesPerWriter} copies by the Copy task, none failed; {reads} reads, each saw one whole source";
+    }
+
+    /// <summary>
+    /// The worst failure a clone engine has shown (CopyOnWrite#12, pnpm#7186, git-lfs#6312): a file written a moment
+    /// ago, cloned by several build nodes at once, came out as zeros with the right size. Each round writes a source
+    /// with small buffered writes (64 KiB to 8 MiB, never flushed), closed or still held by its writer, and at once
+    /// has <paramref name="clones"/> copies made of it; every copy must hold the source's bytes.
+    /// </summary>
+    /// <param name="afterRound">Further checks of a round's source and copies (the real-Windows test counts real clones), before they are removed.</param>
+    internal string ZeroFillStress(string work, bool writerStillOpen, int rounds, int clones, Action<string, IReadOnlyList<string>>? afterRound)
+    {
+        var random = new Random(20240613);
+        for (int round = 0; round < rounds; round++)
+        {
+            string folder = Path.Combine(work, $"stress-{(writerStillOpen ? "open" : "closed")}-{round}");
+            Directory.CreateDirectory(folder);
+            byte[] data = new byte[random.Next(64 << 10, 8 << 20)];
+            random.NextBytes(data);
+            string source = Path.Combine(folder, "source.dll");
+            var writer = new FileStream(source, FileMode.CreateNew, FileAccess.Write, FileShare.Read, bufferSize: 4096);
+            for (int offset = 0; offset < data.Length; offset += 16384)
+            {
+                writer.Write(data, offset, Math.Min(16384, data.Length - offset)); // buffered writes, never flushed to the disk
+            }
+
+            // Every byte handed to the OS (its cache, not the disk): the writer's own buffer would otherwise still hold the
+            // tail, and a copy made now would rightly end where the file then ended.
+            writer.Flush(flushToDisk: false);
+            if (!writerStillOpen)
+            {
+                writer.Dispose();
+            }
+
+            string[] copies = Enumerable.Range(0, clones).Select(i => Path.Combine(folder, $"clone{i}.dll")).ToArray();
+            System.Threading.Tasks.Task<string?>[] running = copies.Select(copy => System.Threading.Tasks.Task.Run(() => CloneOnce(source, copy))).ToArray();
+            if (writerStillOpen)
+            {
+                Thread.Sleep(250);
+                writer.Dispose();
+            }
+
+            System.Threading.Tasks.Task.WaitAll(running);
+            for (int i = 0; i < clones; i++)
+            {
+                if (running[i].Result is string failed)
+                {
+                    throw new InvalidOperationException($"round {round}, copy {i} of a {data.Length}-byte source failed: {failed}");
+                }
+
+                Compare(data, copies[i]);
+            }
+
+            afterRound?.Invoke(source, copies);
+            Directory.Delete(folder, recursive: true);
+        }
+
+        return $"{rounds} rounds of {clones} copies at once of a source of 64 KiB to 8 MiB, every copy equal to its source";
+    }
+
+    private string? CloneOnce(string source, string destination)
+    {
+        if (_cloneElsewhere is not null)
+        {
+            return _cloneElsewhere(source, destination);
+        }
+
+        // The Copy task, as a build node copies: a source its writer still holds is retried until it lets go (on
+        // Windows the writer's sharing refuses a reader that does not share writing), as the real-Windows workers do.
+        var log = new SelfTestBuildEngine();
+        var copy = new Copy(_engine, _ => null)
+        {
+            BuildEngine = log,
+            SourceFiles = [new TaskItem(source)],
+            DestinationFiles = [new TaskItem(destination)],
+            Retries = 20,
+            RetryDelayMilliseconds = 50,
+        };
+        return copy.Execute() ? null : log.FirstError ?? "the Copy task failed without an error";
     }
 
     private string Timed(string work, SelfTestVolume volume, long size)
