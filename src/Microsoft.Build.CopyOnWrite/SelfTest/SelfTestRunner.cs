@@ -267,21 +267,11 @@ internal sealed class SelfTestRunner
         {
             for (int i = 0; i < CopiesPerWriter; i++)
             {
-                var log = new SelfTestBuildEngine();
-                // The task's defaults, whatever MSBUILD* switches this process has (and no read of the process's
-                // environment, which a task of a multi-threaded build may not make).
-                var copy = new Copy(_engine, _ => null)
-                {
-                    BuildEngine = log,
-                    SourceFiles = [new TaskItem(Path.Combine(work, $"writer-{writer}.bin"))],
-                    DestinationFiles = [new TaskItem(destination)],
-                    RetryDelayMilliseconds = 10,
-                };
-                if (!copy.Execute())
+                if (CopyWithTheTask(Path.Combine(work, $"writer-{writer}.bin"), destination, retries: 10, retryDelayMilliseconds: 10) is string failed)
                 {
                     lock (failures)
                     {
-                        failures.Add(log.FirstError ?? "the Copy task failed without an error");
+                        failures.Add(failed);
                     }
                 }
             }
@@ -373,14 +363,22 @@ internal sealed class SelfTestRunner
 
         // The Copy task, as a build node copies: a source its writer still holds is retried until it lets go (on
         // Windows the writer's sharing refuses a reader that does not share writing), as the real-Windows workers do.
+        return CopyWithTheTask(source, destination, retries: 20, retryDelayMilliseconds: 50);
+    }
+
+    /// <summary>One copy by the Copy task with this runner's engine; null, or the first error it logged.</summary>
+    private string? CopyWithTheTask(string source, string destination, int retries, int retryDelayMilliseconds)
+    {
         var log = new SelfTestBuildEngine();
+        // The task's defaults, whatever MSBUILD* switches this process has (and no read of the process's environment,
+        // which a task of a multi-threaded build may not make).
         var copy = new Copy(_engine, _ => null)
         {
             BuildEngine = log,
             SourceFiles = [new TaskItem(source)],
             DestinationFiles = [new TaskItem(destination)],
-            Retries = 20,
-            RetryDelayMilliseconds = 50,
+            Retries = retries,
+            RetryDelayMilliseconds = retryDelayMilliseconds,
         };
         return copy.Execute() ? null : log.FirstError ?? "the Copy task failed without an error";
     }
