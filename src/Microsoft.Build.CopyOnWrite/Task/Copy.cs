@@ -136,7 +136,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         if (pairs.Count > 0 && CloneEngines.SelectionFault is string engineFault)
         {
-            Savings.SavingsReport.ReportEngineSelectionFault(Log, engineFault);
+            EngineFaultWarning.ReportSelectionFault(Log, engineFault);
         }
 
         bool allSucceeded = RunPairs(pairs, options);
