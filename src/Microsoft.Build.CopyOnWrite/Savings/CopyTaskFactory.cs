@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Reflection;
+using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite.Savings;

@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Text;
 using Microsoft.Build.CopyOnWrite.Cloning;
-using Microsoft.Build.CopyOnWrite.Savings;
+using Microsoft.Build.CopyOnWrite.Settings;
 
 namespace Microsoft.Build.CopyOnWrite;
 

@@ -22,7 +22,7 @@ internal static class SourceFolders
         RegexOptions.Multiline);
 
     // The project's own namespaces, so that Savings.SavingsReport counts as a use of SavingsReport.
-    private static readonly Regex NamespaceQualifier = new(@"\b(?:Microsoft\.Build\.)?(?:CopyOnWrite\.)?(?:Savings|Cloning|Volumes|Doctor)\.");
+    private static readonly Regex NamespaceQualifier = new(@"\b(?:Microsoft\.Build\.)?(?:CopyOnWrite\.)?(?:Savings|Settings|Cloning|Volumes|Doctor)\.");
 
     // A capitalised name not reached through a member access (File.Copy is not the Copy task).
     private static readonly Regex TypeName = new(@"(?<![\w.])[A-Z]\w*\b");
