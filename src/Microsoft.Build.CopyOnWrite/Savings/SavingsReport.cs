@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Linq;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -24,9 +23,6 @@ internal static class SavingsReport
 
     /// <summary>Error: a CopyOnWrite property has a value the task does not understand (or a relative folder).</summary>
     public const string BadSettingCode = "COW003";
-
-    /// <summary>Error: a CopyOnWrite property is set in a project file of a multi-threaded build (-mt), which cannot pass it on.</summary>
-    public const string MultiThreadedProjectSettingCode = "COW004";
 
     /// <summary>Logs what this invocation saved and missed; false when it logged an error.</summary>
     public static bool Report(TaskLoggingHelper log, IBuildEngine? engine, CopySummary summary, CopyOnWriteSettings settings, string? settingsProblem)
@@ -133,34 +129,6 @@ internal static class SavingsReport
                 + $"or list it in CopyOnWriteAcceptCopiesFrom if it cannot move." + DoctorHint,
             _ => $"{copied} ({CopySources.Describe(origin)}) on another volume than {destinationRoot}; that is expected, and CopyOnWriteMode=Required accepts {them}.",
         };
-    }
-
-    /// <summary>
-    /// E.g. "CopyOnWrite: CopyOnWriteMode=Required is set in a project file, which a multi-threaded build (-mt) cannot
-    /// pass to the Copy task. Give it on the command line instead (-p:CopyOnWriteMode=Required) or as an environment
-    /// variable, or build without -mt."
-    /// </summary>
-    public static string DescribeProjectSettingsUnderMultiThreadedBuild(CopyOnWriteSettings settings)
-    {
-        var set = new List<string>();
-        if (settings.Mode != CopyOnWriteMode.Auto || (!settings.WarnWhenNotCloned && settings.AcceptCopiesFrom.Count == 0))
-        {
-            set.Add($"CopyOnWriteMode={settings.Mode}");
-        }
-
-        if (settings.WarnWhenNotCloned)
-        {
-            set.Add("CopyOnWriteWarnWhenNotCloned=true");
-        }
-
-        if (settings.AcceptCopiesFrom.Count > 0)
-        {
-            set.Add($"CopyOnWriteAcceptCopiesFrom={string.Join(";", settings.AcceptCopiesFrom)}");
-        }
-
-        bool one = set.Count == 1;
-        return $"CopyOnWrite: {string.Join(" and ", set)} {(one ? "is" : "are")} set in a project file, which a multi-threaded build (-mt) cannot pass to the Copy task. "
-            + $"Give {(one ? "it" : "them")} on the command line instead ({string.Join(" ", set.Select(setting => $"\"-p:{setting}\""))}) or as {(one ? "an environment variable" : "environment variables")}, or build without -mt.";
     }
 
     private static string DescribeRequiredFailure(NotClonedFiles files)

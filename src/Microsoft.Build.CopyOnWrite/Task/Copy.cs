@@ -93,7 +93,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     internal CopySummary Summary => _summary;
 
     /// <summary>
-    /// The project's CopyOnWriteMode and friends when <see cref="Savings.CopyTaskFactory"/> made the task (they were
+    /// The project's CopyOnWriteMode and friends when <see cref="CopyTaskFactory"/> made the task (they were
     /// set in a project file); null when MSBuild loaded it directly and they come from -p: or the environment.
     /// </summary>
     internal CopyOnWriteSettings? Settings { get; set; }
