@@ -152,7 +152,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         CopiedFiles = copied.ToArray();
         LogSummary();
-        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem);
+        bool savingsOk = SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem);
         return allSucceeded && savingsOk && !_cancellation.IsCancellationRequested;
     }
 

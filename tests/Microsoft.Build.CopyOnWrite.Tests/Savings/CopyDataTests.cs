@@ -1,4 +1,3 @@
-using Microsoft.Build.CopyOnWrite.Savings;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 using SourceOrigin = Microsoft.Build.CopyOnWrite.Volumes.CopySource;
 

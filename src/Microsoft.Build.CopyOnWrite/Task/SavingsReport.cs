@@ -6,7 +6,7 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 
-namespace Microsoft.Build.CopyOnWrite.Savings;
+namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
 /// What a Copy invocation says, after its summary line, about what copy-on-write saved and missed:
