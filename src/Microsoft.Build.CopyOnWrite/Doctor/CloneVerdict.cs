@@ -107,7 +107,7 @@ internal sealed class CloneVerdict
     private static BuildCopy Judge(FolderOnVolume from, FolderOnVolume to, CopySource source, string what)
         => new(from, to, source, what, from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.PassesRequired(source, from.Volume, to.Volume));
 
-    /// <summary>How the build sorts a package folder (Savings/CopySources): a folder Required accepts, the package cache, or a folder that can move.</summary>
+    /// <summary>How the build sorts a package folder (Settings/CopySources): a folder Required accepts, the package cache, or a folder that can move.</summary>
     private static CopySource SourceOf(FolderOnVolume folder, BuildFacts facts)
         => folder.Folder.Role == FolderRole.DotnetInstallation ? CopySource.DotNetInstallation
             : facts.ListedFolders.Any(l => Inside(folder.Folder.Path, l)) ? CopySource.Listed

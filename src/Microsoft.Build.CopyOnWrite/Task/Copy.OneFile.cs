@@ -2,7 +2,6 @@ using System;
 using System.IO;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
-using Microsoft.Build.CopyOnWrite.Savings;
 using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite;
@@ -261,7 +260,7 @@ public sealed partial class Copy
         // fault is ours to hear about (COW006).
         if (result.Reason == FallbackReason.EngineFailed && !result.WrittenInPlace)
         {
-            SavingsReport.ReportEngineFault(Log, result.Detail, sourcePath, destinationPath);
+            EngineFaultWarning.Report(Log, result.Detail, sourcePath, destinationPath);
         }
 
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);

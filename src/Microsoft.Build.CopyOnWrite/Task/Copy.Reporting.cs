@@ -3,7 +3,8 @@ using Microsoft.Build.Framework;
 namespace Microsoft.Build.CopyOnWrite;
 
 // What the task says in the build log of its own: the one summary line per invocation and the coded errors and
-// warnings (the savings report is Savings/SavingsReport's). One place, so every coded message goes out the same way.
+// warnings (COW006, when our engine fails, is EngineFaultWarning's; what it reports after the summary line, the data
+// line and COW001-COW003, is SavingsReport's). One place, so every coded message goes out the same way.
 public sealed partial class Copy
 {
     private void LogSummary()

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 
@@ -92,10 +93,10 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     internal CopySummary Summary => _summary;
 
     /// <summary>
-    /// The project's CopyOnWriteMode and friends when <see cref="Savings.CopyTaskFactory"/> made the task (they were
+    /// The project's CopyOnWriteMode and friends when <see cref="CopyTaskFactory"/> made the task (they were
     /// set in a project file); null when MSBuild loaded it directly and they come from -p: or the environment.
     /// </summary>
-    internal Savings.CopyOnWriteSettings? Settings { get; set; }
+    internal CopyOnWriteSettings? Settings { get; set; }
 
     /// <summary>A CopyOnWrite property value the factory did not understand (reported as COW003), or null.</summary>
     internal string? SettingsProblem { get; set; }
@@ -119,8 +120,8 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         }
 
         string? settingsProblem = SettingsProblem;
-        Savings.CopyOnWriteSettings settings = Settings ?? Savings.CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
-        _summary = new CopySummary(() => Savings.CopySources.For(settings.AcceptCopiesFrom, _environment));
+        CopyOnWriteSettings settings = Settings ?? CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
+        _summary = new CopySummary(() => CopySources.For(settings.AcceptCopiesFrom, _environment, MSBuildHost.PathComparison));
         var options = new CopyOptions(
             OverwriteReadOnlyFiles: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
             UseSymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
@@ -136,7 +137,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         if (pairs.Count > 0 && CloneEngines.SelectionFault is string engineFault)
         {
-            Savings.SavingsReport.ReportEngineSelectionFault(Log, engineFault);
+            EngineFaultWarning.ReportSelectionFault(Log, engineFault);
         }
 
         bool allSucceeded = RunPairs(pairs, options);
@@ -151,7 +152,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 
         CopiedFiles = copied.ToArray();
         LogSummary();
-        bool savingsOk = Savings.SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem);
+        bool savingsOk = SavingsReport.Report(Log, BuildEngine, _summary, settings, settingsProblem);
         return allSucceeded && savingsOk && !_cancellation.IsCancellationRequested;
     }
 

@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using System.Text;
 using Microsoft.Build.CopyOnWrite.Cloning;
-using Microsoft.Build.CopyOnWrite.Savings;
+using Microsoft.Build.CopyOnWrite.Settings;
 
 namespace Microsoft.Build.CopyOnWrite;
 
@@ -251,7 +251,7 @@ internal sealed class CopySummary
         FallbackReason.NotARegularFile => files == 1 ? "the source is not a regular file" : "the sources are not regular files",
         FallbackReason.PlatformCannotClone => $"this platform has no clone support ({detail ?? "unknown"})",
         FallbackReason.EngineFailed => detail is null
-            ? $"our engine failed for {(files == 1 ? "it" : "them")} and the stock task's way copied {(files == 1 ? "it" : "them")} (warning {Savings.SavingsReport.EngineFaultCode})"
+            ? $"our engine failed for {(files == 1 ? "it" : "them")} and the stock task's way copied {(files == 1 ? "it" : "them")} (warning {EngineFaultWarning.Code})"
             : $"{detail}, and the stock task's way copied it",
         _ => "no reason recorded",
     };

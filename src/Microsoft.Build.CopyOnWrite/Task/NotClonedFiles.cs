@@ -1,7 +1,6 @@
 using System;
 using System.IO;
 using Microsoft.Build.CopyOnWrite.Cloning;
-using Microsoft.Build.CopyOnWrite.Savings;
 
 namespace Microsoft.Build.CopyOnWrite;
 

@@ -1,6 +1,6 @@
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
-/// <summary>Where the source of a copy lives, as far as the clone rule cares: whether a user can move it (the build knows it as SourceOrigin, an alias in Savings/CopySources).</summary>
+/// <summary>Where the source of a copy lives, as far as the clone rule cares: whether a user can move it (the build knows it as SourceOrigin, an alias in Settings/CopySources).</summary>
 internal enum CopySource
 {
     /// <summary>A folder the user can move onto the destination's volume (the repository, its outputs, the temp folder...).</summary>
@@ -24,7 +24,7 @@ internal enum CopySource
 
 /// <summary>
 /// The one rule that says whether a file a build copies fails CopyOnWriteMode=Required, read by the build (COW001, through
-/// <c>Savings/CopySources</c>), the doctor (its verdict, COW005, `cow-measure doctor --require-clone`) and the forecast
+/// <c>Settings/CopySources</c>), the doctor (its verdict, COW005, `cow-measure doctor --require-clone`) and the forecast
 /// (its grouping of volumes): a file goes as a clone when its source and destination are on one file system and that
 /// file system clones; a copy is accepted only from a place the user cannot move (the installations that run the
 /// build, a NuGet fallback folder of NUGET_FALLBACK_PACKAGES) or that the project lists in CopyOnWriteAcceptCopiesFrom.

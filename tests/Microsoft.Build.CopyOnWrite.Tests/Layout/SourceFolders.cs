@@ -21,8 +21,8 @@ internal static class SourceFolders
         @"^(?:(?:public|internal|static|sealed|abstract|partial|readonly|unsafe|file|ref)\s+)*(?:record\s+(?:struct|class)|class|struct|interface|enum|record)\s+(\w+)",
         RegexOptions.Multiline);
 
-    // The project's own namespaces, so that Savings.SavingsReport counts as a use of SavingsReport.
-    private static readonly Regex NamespaceQualifier = new(@"\b(?:Microsoft\.Build\.)?(?:CopyOnWrite\.)?(?:Savings|Cloning|Volumes|Doctor)\.");
+    // The project's own namespaces, so that Settings.CopyOnWriteSettings counts as a use of CopyOnWriteSettings.
+    private static readonly Regex NamespaceQualifier = new(@"\b(?:Microsoft\.Build\.)?(?:CopyOnWrite\.)?(?:Savings|Settings|Cloning|Volumes|Doctor)\.");
 
     // A capitalised name not reached through a member access (File.Copy is not the Copy task).
     private static readonly Regex TypeName = new(@"(?<![\w.])[A-Z]\w*\b");
@@ -124,4 +124,66 @@ internal sealed class ReadmeAllowance
     }
 
     public bool Permits(string folder, string type) => _folders.Contains(folder) || _types.Contains($"{folder}/{type}") || _types.Contains(type);
+}
+
+/// <summary>Folders as the nodes of a directed graph, one edge for each folder that uses another.</summary>
+internal static class FolderGraph
+{
+    /// <summary>
+    /// The shortest cycle of the graph, as the folders along it with the first one again at the end (e.g. Task, Savings,
+    /// Task); of the shortest ones, the first by folder name. Null when the uses go one way only.
+    /// </summary>
+    public static IReadOnlyList<string>? ShortestCycle(IEnumerable<(string From, string To)> edges)
+    {
+        var next = new SortedDictionary<string, SortedSet<string>>(StringComparer.Ordinal);
+        foreach ((string from, string to) in edges.Where(edge => edge.From != edge.To))
+        {
+            if (!next.TryGetValue(from, out SortedSet<string>? targets))
+            {
+                next[from] = targets = new SortedSet<string>(StringComparer.Ordinal);
+            }
+
+            targets.Add(to);
+        }
+
+        List<string>? shortest = null;
+        foreach (string start in next.Keys)
+        {
+            // Breadth first from start: the first path that comes back to start is the shortest cycle through it.
+            var cameFrom = new Dictionary<string, string>(StringComparer.Ordinal);
+            var queue = new Queue<string>([start]);
+            while (queue.Count > 0)
+            {
+                string folder = queue.Dequeue();
+                if (!next.TryGetValue(folder, out SortedSet<string>? targets))
+                {
+                    continue;
+                }
+
+                if (targets.Contains(start))
+                {
+                    var cycle = new List<string> { start };
+                    for (string at = folder; at != start; at = cameFrom[at])
+                    {
+                        cycle.Insert(1, at);
+                    }
+
+                    cycle.Add(start);
+                    if (shortest is null || cycle.Count < shortest.Count)
+                    {
+                        shortest = cycle;
+                    }
+
+                    break;
+                }
+
+                foreach (string target in targets.Where(target => target != start && cameFrom.TryAdd(target, folder)))
+                {
+                    queue.Enqueue(target);
+                }
+            }
+        }
+
+        return shortest;
+    }
 }

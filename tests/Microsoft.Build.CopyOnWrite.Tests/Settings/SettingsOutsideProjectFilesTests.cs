@@ -1,9 +1,10 @@
 using System.Collections.Generic;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Tests.Savings;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
-namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
+namespace Microsoft.Build.CopyOnWrite.Tests.Settings;
 
 /// <summary>
 /// CopyOnWriteMode and CopyOnWriteWarnWhenNotCloned given on the command line (-p:) or in the environment, the way

@@ -1,8 +1,7 @@
-using Microsoft.Build.CopyOnWrite.Savings;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 using SourceOrigin = Microsoft.Build.CopyOnWrite.Volumes.CopySource;
 
-namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
+namespace Microsoft.Build.CopyOnWrite.Tests.Task;
 
 /// <summary>The machine-readable line every Copy logs, and the folder arithmetic behind the diagnoses.</summary>
 [TestClass]

@@ -1,9 +1,10 @@
 using System.IO;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Tests.Savings;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
-namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
+namespace Microsoft.Build.CopyOnWrite.Tests.Settings;
 
 /// <summary>
 /// A setting the task would not understand fails the build before any file is written (the SDK's targets check it

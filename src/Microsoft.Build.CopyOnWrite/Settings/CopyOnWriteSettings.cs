@@ -6,7 +6,7 @@ using System.Runtime.InteropServices;
 
 using Microsoft.Build.Framework;
 
-namespace Microsoft.Build.CopyOnWrite.Savings;
+namespace Microsoft.Build.CopyOnWrite.Settings;
 
 /// <summary>What CopyOnWriteMode asks of the Copy task.</summary>
 internal enum CopyOnWriteMode

@@ -5,7 +5,7 @@ using System.Text;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
-namespace Microsoft.Build.CopyOnWrite.Savings;
+namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
 /// What one Copy invocation did, as one machine-readable line that the task logs next to its summary (low

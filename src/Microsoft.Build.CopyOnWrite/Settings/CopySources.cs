@@ -9,7 +9,7 @@ using System.IO;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 
-namespace Microsoft.Build.CopyOnWrite.Savings;
+namespace Microsoft.Build.CopyOnWrite.Settings;
 
 /// <summary>
 /// Sorts the sources of files copied from another volume by <see cref="SourceOrigin"/>. Copies from the folders a user
@@ -28,16 +28,19 @@ internal sealed class CopySources
 
     private readonly List<AcceptedFolder> _accepted;
     private readonly string? _packageCache;
+    private readonly StringComparison _pathComparison;
 
-    private CopySources(List<AcceptedFolder> accepted, string? packageCache)
+    private CopySources(List<AcceptedFolder> accepted, string? packageCache, StringComparison pathComparison)
     {
         _accepted = accepted;
         _packageCache = packageCache;
+        _pathComparison = pathComparison;
     }
 
     /// <param name="listed">The project's CopyOnWriteAcceptCopiesFrom (full paths).</param>
     /// <param name="environment">The project's environment (DOTNET_HOST_PATH, NUGET_FALLBACK_PACKAGES, NUGET_PACKAGES).</param>
-    public static CopySources For(IEnumerable<string> listed, Func<string, string?> environment)
+    /// <param name="pathComparison">How the task compares paths (the stock task's way: MSBuildHost.PathComparison).</param>
+    public static CopySources For(IEnumerable<string> listed, Func<string, string?> environment, StringComparison pathComparison)
     {
         var accepted = new List<AcceptedFolder>();
         foreach (string folder in listed)
@@ -56,7 +59,7 @@ internal sealed class CopySources
         }
 
         string? packageCache = environment("NUGET_PACKAGES");
-        return new CopySources(accepted, string.IsNullOrEmpty(packageCache) || !Path.IsPathRooted(packageCache) ? null : packageCache);
+        return new CopySources(accepted, string.IsNullOrEmpty(packageCache) || !Path.IsPathRooted(packageCache) ? null : packageCache, pathComparison);
     }
 
     /// <summary>Whether Required accepts a copy from there: the table of <see cref="CloneRule"/>, which the doctor reads too.</summary>
@@ -67,13 +70,13 @@ internal sealed class CopySources
     {
         foreach (AcceptedFolder accepted in _accepted)
         {
-            if (Contains(accepted.Folder, path))
+            if (Contains(accepted.Folder, path, _pathComparison))
             {
                 return accepted.Origin;
             }
         }
 
-        if ((_packageCache is not null && Contains(_packageCache, path))
+        if ((_packageCache is not null && Contains(_packageCache, path, _pathComparison))
             || path.Replace('\\', '/').IndexOf("/.nuget/packages/", StringComparison.OrdinalIgnoreCase) >= 0)
         {
             return SourceOrigin.PackageCache;
@@ -130,10 +133,10 @@ internal sealed class CopySources
         return new AcceptedFolder(folder.Name.Equals("Bin", StringComparison.OrdinalIgnoreCase) && folder.Parent?.Parent is DirectoryInfo msbuildRoot ? msbuildRoot.FullName : folder.FullName, SourceOrigin.MSBuildInstallation);
     }
 
-    private static bool Contains(string folder, string path)
+    private static bool Contains(string folder, string path, StringComparison pathComparison)
     {
         string root = folder.TrimEnd('/', '\\');
-        return path.StartsWith(root, MSBuildHost.PathComparison)
+        return path.StartsWith(root, pathComparison)
             && (path.Length == root.Length || path[root.Length] is '/' or '\\');
     }
 

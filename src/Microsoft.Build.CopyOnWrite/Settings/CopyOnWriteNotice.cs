@@ -1,7 +1,7 @@
 using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 
-namespace Microsoft.Build.CopyOnWrite.Savings;
+namespace Microsoft.Build.CopyOnWrite.Settings;
 
 /// <summary>
 /// A coded warning about the settings that Sdk/Sdk.targets raises before the build's own targets (COW008: a setting

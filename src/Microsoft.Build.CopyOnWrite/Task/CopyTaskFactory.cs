@@ -2,9 +2,10 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Reflection;
+using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.Framework;
 
-namespace Microsoft.Build.CopyOnWrite.Savings;
+namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
 /// Makes our <see cref="Copy"/> task with the project's CopyOnWrite settings.
@@ -30,6 +31,9 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// </remarks>
 public sealed class CopyTaskFactory : ITaskFactory
 {
+    /// <summary>Error: a CopyOnWrite property is set in a project file of a multi-threaded build (-mt), which cannot pass it on.</summary>
+    internal const string MultiThreadedProjectSettingCode = "COW004";
+
     private CopyOnWriteSettings _settings = CopyOnWriteSettings.Default;
     private string? _problem;
 
@@ -47,13 +51,13 @@ public sealed class CopyTaskFactory : ITaskFactory
             // not follow (the project's Copy falls back to the stock task, and the build fails on this error).
             taskFactoryLoggingHost.LogErrorEvent(new BuildErrorEventArgs(
                 subcategory: null,
-                code: SavingsReport.MultiThreadedProjectSettingCode,
+                code: MultiThreadedProjectSettingCode,
                 file: taskFactoryLoggingHost.ProjectFileOfTaskNode,
                 lineNumber: taskFactoryLoggingHost.LineNumberOfTaskNode,
                 columnNumber: taskFactoryLoggingHost.ColumnNumberOfTaskNode,
                 endLineNumber: 0,
                 endColumnNumber: 0,
-                message: SavingsReport.DescribeProjectSettingsUnderMultiThreadedBuild(_settings),
+                message: DescribeProjectSettingsUnderMultiThreadedBuild(_settings),
                 helpKeyword: null,
                 senderName: FactoryName));
             return false;
@@ -71,6 +75,34 @@ public sealed class CopyTaskFactory : ITaskFactory
     {
         Type? provider = engine.GetType().GetInterfaces().FirstOrDefault(contract => contract.FullName == "Microsoft.Build.Framework.ITaskFactoryBuildParameterProvider");
         return provider?.GetProperty("IsMultiThreadedBuild")?.GetValue(engine) is true;
+    }
+
+    /// <summary>
+    /// E.g. "CopyOnWrite: CopyOnWriteMode=Required is set in a project file, which a multi-threaded build (-mt) cannot
+    /// pass to the Copy task. Give it on the command line instead (-p:CopyOnWriteMode=Required) or as an environment
+    /// variable, or build without -mt."
+    /// </summary>
+    internal static string DescribeProjectSettingsUnderMultiThreadedBuild(CopyOnWriteSettings settings)
+    {
+        var set = new List<string>();
+        if (settings.Mode != CopyOnWriteMode.Auto || (!settings.WarnWhenNotCloned && settings.AcceptCopiesFrom.Count == 0))
+        {
+            set.Add($"CopyOnWriteMode={settings.Mode}");
+        }
+
+        if (settings.WarnWhenNotCloned)
+        {
+            set.Add("CopyOnWriteWarnWhenNotCloned=true");
+        }
+
+        if (settings.AcceptCopiesFrom.Count > 0)
+        {
+            set.Add($"CopyOnWriteAcceptCopiesFrom={string.Join(";", settings.AcceptCopiesFrom)}");
+        }
+
+        bool one = set.Count == 1;
+        return $"CopyOnWrite: {string.Join(" and ", set)} {(one ? "is" : "are")} set in a project file, which a multi-threaded build (-mt) cannot pass to the Copy task. "
+            + $"Give {(one ? "it" : "them")} on the command line instead ({string.Join(" ", set.Select(setting => $"\"-p:{setting}\""))}) or as {(one ? "an environment variable" : "environment variables")}, or build without -mt.";
     }
 
     public TaskPropertyInfo[] GetTaskParameters()

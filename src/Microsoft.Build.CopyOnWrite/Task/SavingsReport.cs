@@ -1,15 +1,12 @@
 using System;
 using System.Collections.Generic;
-using System.IO;
-using System.Linq;
-using System.Runtime.InteropServices;
-using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 using Microsoft.Build.Utilities;
 
-namespace Microsoft.Build.CopyOnWrite.Savings;
+namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
 /// What a Copy invocation says, after its summary line, about what copy-on-write saved and missed:
@@ -26,69 +23,6 @@ internal static class SavingsReport
 
     /// <summary>Error: a CopyOnWrite property has a value the task does not understand (or a relative folder).</summary>
     public const string BadSettingCode = "COW003";
-
-    /// <summary>Error: a CopyOnWrite property is set in a project file of a multi-threaded build (-mt), which cannot pass it on.</summary>
-    public const string MultiThreadedProjectSettingCode = "COW004";
-
-    /// <summary>
-    /// Warning, once per process (later ones are low-importance messages): our engine failed for a file with an error
-    /// nobody foresaw, and the fallback ladder copied it the stock task's way; or the engine could not be made at all.
-    /// </summary>
-    public const string EngineFaultCode = "COW006";
-
-    private static int s_engineFaultWarned;
-
-    /// <summary>
-    /// Says that the engine failed for <paramref name="sourcePath"/> and the file was copied anyway: the first time in
-    /// this process as warning COW006 with the OS, the file system, the step and the error, asking for a report.
-    /// </summary>
-    public static void ReportEngineFault(TaskLoggingHelper log, string? detail, string sourcePath, string destinationPath)
-    {
-        bool first = Interlocked.Exchange(ref s_engineFaultWarned, 1) == 0;
-        if (!first && !log.LogsMessagesOfImportance(MessageImportance.Low))
-        {
-            return;
-        }
-
-        string text = $"CopyOnWrite: \"{sourcePath}\" was copied to \"{destinationPath}\" the stock task's way because {detail ?? "our engine failed"}. "
-            + $"The build goes on; files after this one that meet the same fault are said at low importance, and after {FallbackLadder.FaultsBeforeSkipping} "
-            + "between the same volumes this process stops asking the engine there.";
-        if (first)
-        {
-            string fileSystem = DescribeFileSystemOf(destinationPath);
-            LogWarning(log, EngineFaultCode, $"{text} This is a fault of Microsoft.Build.CopyOnWrite on {RuntimeInformation.OSDescription}, {fileSystem}: "
-                + "please report it to the package's maintainers (its project site on nuget.org) with this line and the output of `dotnet msbuild -t:CopyOnWriteDoctor`. "
-                + "To build without the SDK meanwhile: -p:DisableCopyOnWrite=true.");
-        }
-        else
-        {
-            log.LogMessage(MessageImportance.Low, "{0}", text);
-        }
-    }
-
-    /// <summary>Once per process, where the native engine could not be made (<see cref="CloneEngines.SelectionFault"/>).</summary>
-    public static void ReportEngineSelectionFault(TaskLoggingHelper log, string fault)
-    {
-        if (Interlocked.Exchange(ref s_engineFaultWarned, 1) == 0)
-        {
-            LogWarning(log, EngineFaultCode, $"CopyOnWrite: {fault}, so this build copies every file the stock task's way and clones none. "
-                + "This is a fault of Microsoft.Build.CopyOnWrite: please report it to the package's maintainers (its project site on nuget.org) with this line. "
-                + "To build without the SDK meanwhile: -p:DisableCopyOnWrite=true.");
-        }
-    }
-
-    private static string DescribeFileSystemOf(string path)
-    {
-        try
-        {
-            VolumeLocation volume = VolumeCatalog.Shared.Locate(Path.GetDirectoryName(path) ?? path);
-            return $"file system {volume.FileSystem} at {volume.Root}";
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
-        {
-            return "file system unknown";
-        }
-    }
 
     /// <summary>Logs what this invocation saved and missed; false when it logged an error.</summary>
     public static bool Report(TaskLoggingHelper log, IBuildEngine? engine, CopySummary summary, CopyOnWriteSettings settings, string? settingsProblem)
@@ -197,34 +131,6 @@ internal static class SavingsReport
         };
     }
 
-    /// <summary>
-    /// E.g. "CopyOnWrite: CopyOnWriteMode=Required is set in a project file, which a multi-threaded build (-mt) cannot
-    /// pass to the Copy task. Give it on the command line instead (-p:CopyOnWriteMode=Required) or as an environment
-    /// variable, or build without -mt."
-    /// </summary>
-    public static string DescribeProjectSettingsUnderMultiThreadedBuild(CopyOnWriteSettings settings)
-    {
-        var set = new List<string>();
-        if (settings.Mode != CopyOnWriteMode.Auto || (!settings.WarnWhenNotCloned && settings.AcceptCopiesFrom.Count == 0))
-        {
-            set.Add($"CopyOnWriteMode={settings.Mode}");
-        }
-
-        if (settings.WarnWhenNotCloned)
-        {
-            set.Add("CopyOnWriteWarnWhenNotCloned=true");
-        }
-
-        if (settings.AcceptCopiesFrom.Count > 0)
-        {
-            set.Add($"CopyOnWriteAcceptCopiesFrom={string.Join(";", settings.AcceptCopiesFrom)}");
-        }
-
-        bool one = set.Count == 1;
-        return $"CopyOnWrite: {string.Join(" and ", set)} {(one ? "is" : "are")} set in a project file, which a multi-threaded build (-mt) cannot pass to the Copy task. "
-            + $"Give {(one ? "it" : "them")} on the command line instead ({string.Join(" ", set.Select(setting => $"\"-p:{setting}\""))}) or as {(one ? "an environment variable" : "environment variables")}, or build without -mt.";
-    }
-
     private static string DescribeRequiredFailure(NotClonedFiles files)
     {
         string others = files.Files > 1 ? $" ({files.Files} files, {FileSizeText.Format(files.Bytes)} in this Copy, for the same reason)" : string.Empty;
@@ -236,7 +142,7 @@ internal static class SavingsReport
             FallbackReason.FileSystemCannotClone => "Build on a volume that clones: XFS formatted with reflink=1, btrfs, APFS, or ReFS / Dev Drive",
             FallbackReason.FileSystemRefused => "Check the file's attributes (immutable, swap file), permissions and the file system's clone limits",
             FallbackReason.PlatformCannotClone => "Build on an operating system and processor that Microsoft.Build.CopyOnWrite clones on",
-            FallbackReason.EngineFailed => $"This is a fault of ours (warning {EngineFaultCode} names it): please report it",
+            FallbackReason.EngineFailed => $"This is a fault of ours (warning {EngineFaultWarning.Code} names it): please report it",
             _ => "Build where source and destination are on one volume that clones",
         };
         return $"CopyOnWrite: \"{files.FirstSource}\" was copied to \"{files.FirstDestination}\", not cloned, because {CopySummary.DescribeFallback(files.Reason, files.Detail)}{others}, "
@@ -249,9 +155,6 @@ internal static class SavingsReport
     /// </summary>
     private static bool FirstTimeThisBuild(IBuildEngine? engine, CopyData.CrossVolumeEntry entry)
         => OncePerBuild.First(engine, $"Microsoft.Build.CopyOnWrite.CrossVolumeDiagnosed|{entry.SourceVolume}|{entry.DestinationVolume}|{entry.Origin}");
-
-    private static void LogWarning(TaskLoggingHelper log, string code, string text)
-        => log.LogWarning(subcategory: null, warningCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);
 
     private static void LogError(TaskLoggingHelper log, string code, string text)
         => log.LogError(subcategory: null, errorCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);
