@@ -142,7 +142,9 @@ internal static class Report
             md.AppendLine($"- {line}");
         }
 
-        md.AppendLine($"- Host disk, sequential write of 1 GiB + fsync at the start: {facts.HostDiskMiBPerSecond:0} MiB/s.");
+        md.AppendLine(double.IsNaN(facts.HostDiskMiBPerSecond)
+            ? "- Host disk: not measured (smoke run)."
+            : $"- Host disk, sequential write of 1 GiB + fsync at the start: {facts.HostDiskMiBPerSecond:0} MiB/s.");
         md.AppendLine($"- Loop file systems: sparse image files under /var/tmp, made and mounted (`mount -o loop`) by the script, unmounted at the end.");
         md.AppendLine($"- Stock task: {facts.StockTask}.");
         md.AppendLine($"- Code measured: {facts.Code}.");
@@ -151,7 +153,7 @@ internal static class Report
         // builds (a fresh-process case is itself a dotnet msbuild on both cores), so only the other processes say "shared".
         md.AppendLine($"- Load average (1, 5, 15 min) at the start `{facts.LoadAtStart}`, at the end `{facts.LoadAtEnd}`"
             + (Machine.LoadRange is { } load ? $"; 1-minute load at the start of each of the {load.Count} benchmark cases: {load.Min:0.0} to {load.Max:0.0}, on {Environment.ProcessorCount} cores" : string.Empty)
-            + $". Other dotnet/MSBuild/compiler processes alive (not this run's; at the start, counted after waiting up to 30 s for the script's own to exit): {facts.OtherDotnetAtStart.Count} at the start, {facts.OtherDotnetAtEnd.Count} at the end"
+            + $". Other dotnet/MSBuild/compiler processes alive (not this run's; at the start, counted {(facts.Smoke ? "at once (smoke run)" : "after waiting up to 30 s for the script's own to exit")}): {facts.OtherDotnetAtStart.Count} at the start, {facts.OtherDotnetAtEnd.Count} at the end"
             + (facts.OtherDotnetAtStart.Count + facts.OtherDotnetAtEnd.Count > 0
                 ? $" ({string.Join("; ", facts.OtherDotnetAtStart.Concat(facts.OtherDotnetAtEnd).Distinct().Select(p => $"`{p}`"))}): **other work shared the machine**, so absolute times are pessimistic and noisy"
                 : "; the load is this run's own work (its fresh MSBuild processes use both cores)")
