@@ -88,13 +88,15 @@ internal static class Program
         IConfig config = MakeConfig(warmups, iterations, artifacts);
 
         // Section 5's 96 cases (2 file systems x 3 file counts x 2 sizes x 2 destinations x 2 loggers x 2 tasks) must fit in
-        // about 10 minutes on a 2-core VM. Most cases cost little an iteration (a few calls of small files, or clones), so
-        // they get more iterations than the other sections: 15, because one slow iteration (a context switch, another
-        // process's writeback) moves a median of 9 too much for differences of a few microseconds a call. What bounds the
-        // run is the 16 ext4 cases of 1 MiB files, where every iteration first flushes the 80-200 MiB the call before
-        // wrote (outside the measurement, but not outside the clock): about a second an iteration for 200 files.
-        int callsWarmups = Settings.Smoke ? 0 : 1;
-        int callsIterations = Settings.Smoke ? 3 : 15;
+        // about 10 minutes on a 2-core VM. Most cost little an iteration (a few calls of small files, or clones), so they get
+        // more iterations than the other sections: a difference of a few microseconds a call needs more than 9 (the first
+        // run's 15 still left Errors of 5-7 µs on a 30 µs call, with other builds loading the machine). Measured on this VM
+        // (2 cores, virtio disk, load 4 from other work): 1+1+15 iterations a case took 72 s for the 96 cases, 28 s of it in
+        // the timed calls, 23 s of those in the ext4 cases of 1 MiB files (which also flush the 16-200 MiB each iteration
+        // wrote before the next). 2 warmups and 40 iterations are 2.5 times that, about 3 minutes here, leaving room for a
+        // disk three times slower.
+        int callsWarmups = Settings.Smoke ? 0 : 2;
+        int callsIterations = Settings.Smoke ? 3 : 40;
         IConfig callsConfig = MakeConfig(callsWarmups, callsIterations, artifacts);
 
         Summary? engine = only is "all" or "engine" ? BenchmarkRunner.Run<EngineBenchmarks>(config) : null;

@@ -389,7 +389,7 @@ internal static class Report
             + "(on the task's thread, under a lock; MSBuild's loggers format on a thread of their own, so this slightly overstates the cost of "
             + "messages for the task that logs more).");
         md.AppendLine();
-        string calls = string.Join(", ", fileCounts.Select(f => $"{CopyCallBenchmarks.CallsPerIteration(f)} for {f} file{(f == 1 ? string.Empty : "s")}"));
+        string calls = string.Join(", ", fileCounts.Select(f => $"{CopyCallBenchmarks.CallsPerIteration(f)} for {Plural(f, "file")}"));
         md.AppendLine($"A call of one small file takes a fraction of a millisecond, so one measurement times several calls one after another, each into a destination "
             + $"folder of its own ({calls}), and the numbers are **microseconds per call** (median of the measurements divided by the calls in each, sd likewise). "
             + $"Job: {facts.CallsJobDescription}. \"ours / stock\" below 1 means ours is faster; \"noise\" is the larger of the two tasks' BenchmarkDotNet Error, per call. "
@@ -498,9 +498,11 @@ internal static class Report
         md.AppendLine(slowerBySd.Count == 0
             ? "- Stricter reading (noise = the larger of the two standard deviations): nowhere."
             : $"- Stricter reading (noise = the larger of the two standard deviations): {string.Join("; ", slowerBySd)}.");
-        md.AppendLine($"- The raw measurements below are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{CopyCallBenchmarks.CallsPerIteration(f)} calls of {f} file{(f == 1 ? string.Empty : "s")}"))}.");
+        md.AppendLine($"- The raw measurements below are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
         md.AppendLine();
     }
+
+    private static string Plural(int count, string noun) => count == 1 ? $"1 {noun}" : $"{count} {noun}s";
 
     private static Cell Scale(Cell cell, double factor)
         => new(cell.Median * factor, cell.StdDev * factor, cell.Error * factor, cell.Values.Select(v => v * factor).ToList());
