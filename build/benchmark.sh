@@ -7,13 +7,15 @@
 #      btrfs and ext4, alternating rounds: the "Copy" row of -clp:PerformanceSummary and the JIT's share;
 #   4. the sample's clean and incremental builds on XFS, time in Copy, ours against stock (the measurement tool), and the
 #      same builds with half the projects on each task, every Copy call timed and compared with itself.
+#   5. one Copy call in a warm process, ours against MSBuild's own (XFS, ext4): 1, 20 or 200 files of 1 KiB or 1 MiB, into
+#      an empty folder or over files already there, with loggers that take low-importance messages or only normal ones.
 # Makes its own loop-mounted file systems (sparse images under /var/tmp), so it must run as root; unmounts and
 # deletes them at the end, also on failure or Ctrl+C. Writes the report to docs/benchmarks.md (or --out FILE) and
 # prints it. Commits nothing. Needs a quiet machine for numbers worth quoting: the report records the load.
 #
-#   sudo ./build/benchmark.sh                 # the full run (about 25-30 minutes on a 2-core VM)
+#   sudo ./build/benchmark.sh                 # the full run (about 35-40 minutes on a 2-core VM; section 5 about 10 of them)
 #   sudo ./build/benchmark.sh --smoke --out /tmp/smoke.md   # a quick check of the harness (2 rounds, 1 sample run); numbers not for quoting
-#   sudo ./build/benchmark.sh --only fresh --rounds 20      # or --only engine|naming|task|sample
+#   sudo ./build/benchmark.sh --only fresh --rounds 20      # or --only engine|naming|task|calls|sample
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 project="$repo/tests/Microsoft.Build.CopyOnWrite.Benchmarks/Microsoft.Build.CopyOnWrite.Benchmarks.csproj"

@@ -125,7 +125,9 @@ internal static class Machine
         foreach ((string kind, string mountPoint) in mountPoints)
         {
             string? options = Native.Run("findmnt", "-n", "-o", "SOURCE,FSTYPE,OPTIONS", mountPoint)?.Trim();
-            lines.Add($"{kind}: loop-mounted image, {options}");
+            lines.Add(string.IsNullOrEmpty(options)
+                ? $"{kind}: a folder ({mountPoint}), not a mount point, on {Native.Run("findmnt", "-n", "-o", "SOURCE,FSTYPE,OPTIONS", "-T", mountPoint)?.Trim()}" // a smoke run's
+                : $"{kind}: loop-mounted image, {options}");
         }
 
         lines.Add($".NET SDK {Native.Run("dotnet", "--version")?.Trim()}, runtime {RuntimeInformation.FrameworkDescription}");

@@ -57,6 +57,9 @@ internal sealed class RunFacts
     /// <summary>Which source was measured: the commit, and whether src/ had uncommitted changes.</summary>
     public required string Code { get; init; }
 
+    /// <summary>The job of section 5 (one Copy call), which runs more iterations than the others.</summary>
+    public string CallsJobDescription { get; init; } = string.Empty;
+
     /// <summary>Rounds of the fresh-process benchmark.</summary>
     public int FreshRounds { get; init; }
 }
@@ -74,7 +77,7 @@ internal static class Report
         ["ext4"] = "ext4 (cannot clone)",
     };
 
-    public static string Build(Summary? engine, IReadOnlyList<NamingRun> naming, Summary? task, IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> probes, IReadOnlyList<SampleCopyTime> sample, IReadOnlyList<SampleStep> sampleSteps, IReadOnlyList<SplitComparison> sampleSplit, RunFacts facts)
+    public static string Build(Summary? engine, IReadOnlyList<NamingRun> naming, Summary? task, Summary? calls, IReadOnlyList<FreshRun> fresh, IReadOnlyList<FreshProbe> probes, IReadOnlyList<SampleCopyTime> sample, IReadOnlyList<SampleStep> sampleSteps, IReadOnlyList<SplitComparison> sampleSplit, RunFacts facts)
     {
         var md = new StringBuilder();
         md.AppendLine("# Benchmarks");
@@ -116,7 +119,12 @@ internal static class Report
             FreshProcessReport.AppendSample(md, sample, sampleSteps, sampleSplit, "xfs");
         }
 
-        AppendRaw(md, engine, task);
+        if (calls is not null)
+        {
+            AppendCalls(md, calls, facts);
+        }
+
+        AppendRaw(md, engine, task, calls);
         if (fresh.Count > 0)
         {
             FreshProcessReport.AppendRaw(md, fresh);
@@ -134,7 +142,9 @@ internal static class Report
             md.AppendLine($"- {line}");
         }
 
-        md.AppendLine($"- Host disk, sequential write of 1 GiB + fsync at the start: {facts.HostDiskMiBPerSecond:0} MiB/s.");
+        md.AppendLine(double.IsNaN(facts.HostDiskMiBPerSecond)
+            ? "- Host disk: not measured (smoke run)."
+            : $"- Host disk, sequential write of 1 GiB + fsync at the start: {facts.HostDiskMiBPerSecond:0} MiB/s.");
         md.AppendLine($"- Loop file systems: sparse image files under /var/tmp, made and mounted (`mount -o loop`) by the script, unmounted at the end.");
         md.AppendLine($"- Stock task: {facts.StockTask}.");
         md.AppendLine($"- Code measured: {facts.Code}.");
@@ -143,7 +153,7 @@ internal static class Report
         // builds (a fresh-process case is itself a dotnet msbuild on both cores), so only the other processes say "shared".
         md.AppendLine($"- Load average (1, 5, 15 min) at the start `{facts.LoadAtStart}`, at the end `{facts.LoadAtEnd}`"
             + (Machine.LoadRange is { } load ? $"; 1-minute load at the start of each of the {load.Count} benchmark cases: {load.Min:0.0} to {load.Max:0.0}, on {Environment.ProcessorCount} cores" : string.Empty)
-            + $". Other dotnet/MSBuild/compiler processes alive (not this run's; at the start, counted after waiting up to 30 s for the script's own to exit): {facts.OtherDotnetAtStart.Count} at the start, {facts.OtherDotnetAtEnd.Count} at the end"
+            + $". Other dotnet/MSBuild/compiler processes alive (not this run's; at the start, counted {(facts.Smoke ? "at once (smoke run)" : "after waiting up to 30 s for the script's own to exit")}): {facts.OtherDotnetAtStart.Count} at the start, {facts.OtherDotnetAtEnd.Count} at the end"
             + (facts.OtherDotnetAtStart.Count + facts.OtherDotnetAtEnd.Count > 0
                 ? $" ({string.Join("; ", facts.OtherDotnetAtStart.Concat(facts.OtherDotnetAtEnd).Distinct().Select(p => $"`{p}`"))}): **other work shared the machine**, so absolute times are pessimistic and noisy"
                 : "; the load is this run's own work (its fresh MSBuild processes use both cores)")
@@ -346,7 +356,161 @@ internal static class Report
         md.AppendLine();
     }
 
-    private static void AppendRaw(StringBuilder md, Summary? engine, Summary? task)
+    /// <summary>Section 5: one Copy call in a warm process, by file count, size, destination and logging.</summary>
+    private static void AppendCalls(StringBuilder md, Summary summary, RunFacts facts)
+    {
+        Dictionary<(string Fs, int Files, long Size, string Destination, string Logging, string Method), Cell?> cells = summary.Reports.ToDictionary(
+            r => ((string)r.BenchmarkCase.Parameters["FileSystem"], (int)r.BenchmarkCase.Parameters["Files"], (long)r.BenchmarkCase.Parameters["Size"],
+                (string)r.BenchmarkCase.Parameters["Destination"], (string)r.BenchmarkCase.Parameters["Logging"], r.BenchmarkCase.Descriptor.WorkloadMethod.Name),
+            Cell.From);
+        const double MicrosecondsPerMillisecond = 1000;
+        int[] fileCounts = cells.Keys.Select(k => k.Files).Distinct().Order().ToArray();
+        long[] sizes = cells.Keys.Select(k => k.Size).Distinct().Order().ToArray();
+        string[] destinations = [CopyCallBenchmarks.NewDestination, CopyCallBenchmarks.ExistingDestination];
+
+        // Per call, in microseconds: an iteration timed CallsPerIteration(files) calls.
+        Cell? PerCall(string fs, int files, long size, string destination, string logging, string method)
+            => cells.GetValueOrDefault((fs, files, size, destination, logging, method)) is Cell c
+                ? Scale(c, MicrosecondsPerMillisecond / CopyCallBenchmarks.CallsPerIteration(files))
+                : null;
+
+        md.AppendLine("## 5. One Copy call in a warm process: ours against the stock task, by files, size, destination and logging");
+        md.AppendLine();
+        md.AppendLine("Both tasks run in this process, as MSBuild runs a task: a new task object with its parameters set (`SourceFiles`, `DestinationFolder`, "
+            + "`SkipUnchangedFiles=false`, every other parameter at its default), then `Execute`, which alone is timed. Sources: files of random content "
+            + "made once per file system, count and size, shared by every case. Destination **new**: an empty folder, deleted, recreated and the file "
+            + "system flushed before each measurement, outside it; **existing**: the files a previous copy left there, given timestamps one hour older "
+            + "than their sources' before each measurement (the file system flushed too), so both tasks overwrite every file.");
+        md.AppendLine();
+        md.AppendLine("Logging is real: the build engine implements IBuildEngine10, and its EngineServices tells the task which importances its loggers "
+            + "take, which is what `Log.LogsMessagesOfImportance` asks and what `Log.LogMessage` checks before it makes a message. **normal**: the loggers "
+            + "take normal and high importance only (a user's `-v:n` console); **low**: they take every message (a binary log, `-v:d` or any logger MSBuild "
+            + "does not know makes MSBuild ask for them all), and task inputs are logged. The engine makes the text of every message it takes and keeps it "
+            + "(on the task's thread, under a lock; MSBuild's loggers format on a thread of their own, so this slightly overstates the cost of "
+            + "messages for the task that logs more).");
+        md.AppendLine();
+        string calls = string.Join(", ", fileCounts.Select(f => $"{CopyCallBenchmarks.CallsPerIteration(f)} for {Plural(f, "file")}"));
+        md.AppendLine($"A call of one small file takes a fraction of a millisecond, so one measurement times several calls one after another, each into a destination "
+            + $"folder of its own ({calls}), and the numbers are **microseconds per call** (median of the measurements divided by the calls in each, sd likewise). "
+            + $"Job: {facts.CallsJobDescription}. \"ours / stock\" below 1 means ours is faster; \"noise\" is the larger of the two tasks' BenchmarkDotNet Error, per call. "
+            + "On XFS the stock task's File.Copy clones too (see the note in section 1).");
+        md.AppendLine();
+        if (CopyCallBenchmarks.LoggingChecks.Count > 0)
+        {
+            md.AppendLine("Check of the two logging levels, before the first case on each file system (our task copying one file, with an engine that also "
+                + "reads what no logger takes): " + string.Join("; ", CopyCallBenchmarks.LoggingChecks.OrderBy(c => c.Key).Select(c => $"{c.Key}: {c.Value}")) + ".");
+            md.AppendLine();
+        }
+
+        md.AppendLine("| file system | files | size | destination | logging | stock Copy (µs per call) | our Copy (µs per call) | ours / stock | ours − stock (µs) | noise (µs) | ours slower beyond noise? | messages taken per call (stock → ours) | what our task said |");
+        md.AppendLine("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|---|");
+        var slower = new List<string>();
+        var slowerBySd = new List<string>();
+        foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f)))
+        {
+            foreach (int files in fileCounts)
+            {
+                foreach (long size in sizes)
+                {
+                    foreach (string destination in destinations)
+                    {
+                        foreach (string logging in LoggingBuildEngine.Levels)
+                        {
+                            if (!cells.ContainsKey((fs, files, size, destination, logging, nameof(CopyCallBenchmarks.Ours))))
+                            {
+                                continue;
+                            }
+
+                            Cell? stock = PerCall(fs, files, size, destination, logging, nameof(CopyCallBenchmarks.Stock));
+                            Cell? ours = PerCall(fs, files, size, destination, logging, nameof(CopyCallBenchmarks.Ours));
+                            string name = $"{fs} {files} x {Settings.FormatSize(size)} {destination} {logging}";
+                            string verdict = "n/a";
+                            string difference = "n/a";
+                            string noise = "n/a";
+                            if (stock is not null && ours is not null)
+                            {
+                                double diff = ours.Median - stock.Median;
+                                double err = Math.Max(stock.Error, ours.Error);
+                                difference = Signed(diff);
+                                noise = Ms(err);
+                                verdict = diff > err ? "**yes**" : "no";
+                                if (diff > err)
+                                {
+                                    slower.Add($"{name} (+{Ms(diff)} µs, {RatioText(Ratio(ours, stock))}, noise {Ms(err)} µs)");
+                                }
+
+                                if (diff > Math.Max(stock.StdDev, ours.StdDev))
+                                {
+                                    slowerBySd.Add($"{name} (+{Ms(diff)} µs, larger sd {Ms(Math.Max(stock.StdDev, ours.StdDev))} µs)");
+                                }
+                            }
+
+                            string key = CopyCallBenchmarks.Key(fs, files, size, destination, logging);
+                            string said = CopyCallBenchmarks.OurSummaries.TryGetValue(key, out string? s) ? s.Replace("|", "\\|") : "(no summary)";
+                            md.AppendLine($"| {fs} | {files} | {Settings.FormatSize(size)} | {destination} | {logging} | {Both(stock)} | {Both(ours)} | {RatioText(Ratio(ours, stock))} | "
+                                + $"{difference} | {noise} | {verdict} | {Messages(key + "|" + nameof(CopyCallBenchmarks.Stock))} → {Messages(key + "|" + nameof(CopyCallBenchmarks.Ours))} | {said} |");
+                        }
+                    }
+                }
+            }
+        }
+
+        md.AppendLine();
+        int most = fileCounts.LastOrDefault();
+        if (most > 1)
+        {
+            md.AppendLine($"### Per file, {most} files in one call");
+            md.AppendLine();
+            md.AppendLine($"The {most}-file rows above divided by {most}: **microseconds per file**.");
+            md.AppendLine();
+            md.AppendLine("| file system | size | destination | logging | stock Copy (µs per file) | our Copy (µs per file) | ours − stock (µs per file) |");
+            md.AppendLine("|---|---:|---|---|---:|---:|---:|");
+            foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f && k.Files == most)))
+            {
+                foreach (long size in sizes)
+                {
+                    foreach (string destination in destinations)
+                    {
+                        foreach (string logging in LoggingBuildEngine.Levels)
+                        {
+                            Cell? stock = PerCall(fs, most, size, destination, logging, nameof(CopyCallBenchmarks.Stock)) is Cell st ? Scale(st, 1.0 / most) : null;
+                            Cell? ours = PerCall(fs, most, size, destination, logging, nameof(CopyCallBenchmarks.Ours)) is Cell ou ? Scale(ou, 1.0 / most) : null;
+                            if (stock is null && ours is null)
+                            {
+                                continue;
+                            }
+
+                            string difference = stock is not null && ours is not null ? Signed(ours.Median - stock.Median) : "n/a";
+                            md.AppendLine($"| {fs} | {Settings.FormatSize(size)} | {destination} | {logging} | {Both(stock)} | {Both(ours)} | {difference} |");
+                        }
+                    }
+                }
+            }
+
+            md.AppendLine();
+        }
+
+        md.AppendLine("### Where ours is slower");
+        md.AppendLine();
+        md.AppendLine(slower.Count == 0
+            ? "- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): nowhere."
+            : $"- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): {string.Join("; ", slower)}.");
+        md.AppendLine(slowerBySd.Count == 0
+            ? "- Stricter reading (noise = the larger of the two standard deviations): nowhere."
+            : $"- Stricter reading (noise = the larger of the two standard deviations): {string.Join("; ", slowerBySd)}.");
+        md.AppendLine($"- The raw measurements below are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
+        md.AppendLine();
+    }
+
+    private static string Plural(int count, string noun) => count == 1 ? $"1 {noun}" : $"{count} {noun}s";
+
+    private static Cell Scale(Cell cell, double factor)
+        => new(cell.Median * factor, cell.StdDev * factor, cell.Error * factor, cell.Values.Select(v => v * factor).ToList());
+
+    private static string Messages(string key)
+        => CopyCallBenchmarks.Logged.TryGetValue(key, out (double Messages, double Characters) logged) ? logged.Messages.ToString("0.#", CultureInfo.InvariantCulture) : "n/a";
+
+    private static void AppendRaw(StringBuilder md, Summary? engine, Summary? task, Summary? calls)
     {
         md.AppendLine("## Raw measurements");
         md.AppendLine();
@@ -354,7 +518,7 @@ internal static class Report
         md.AppendLine();
         md.AppendLine("| benchmark | parameters | iterations (ms) |");
         md.AppendLine("|---|---|---|");
-        foreach (Summary summary in new[] { engine, task }.OfType<Summary>())
+        foreach (Summary summary in new[] { engine, task, calls }.OfType<Summary>())
         {
             foreach (BenchmarkReport report in summary.Reports)
             {

@@ -27,6 +27,11 @@ public static class RepositoryLayout
 
     /// <summary>tests/Microsoft.Build.CopyOnWrite.MSBuild17Host, built in this test assembly's configuration: MSBuild 17.7 in a process.</summary>
     public static string MSBuild17Host => Path.Combine(
-        Root, "tests", "Microsoft.Build.CopyOnWrite.MSBuild17Host", "bin",
-        typeof(RepositoryLayout).Assembly.GetCustomAttribute<AssemblyConfigurationAttribute>()!.Configuration, "net8.0", "Microsoft.Build.CopyOnWrite.MSBuild17Host.dll");
+        Root, "tests", "Microsoft.Build.CopyOnWrite.MSBuild17Host", "bin", Configuration, "net8.0", "Microsoft.Build.CopyOnWrite.MSBuild17Host.dll");
+
+    /// <summary>tests/Microsoft.Build.CopyOnWrite.Benchmarks, built in this test assembly's configuration: the benchmark program.</summary>
+    public static string Benchmarks => Path.Combine(
+        Root, "tests", "Microsoft.Build.CopyOnWrite.Benchmarks", "bin", Configuration, "net10.0", "Microsoft.Build.CopyOnWrite.Benchmarks.dll");
+
+    private static string Configuration => typeof(RepositoryLayout).Assembly.GetCustomAttribute<AssemblyConfigurationAttribute>()!.Configuration;
 }
