@@ -94,6 +94,17 @@ internal static unsafe partial class LinuxNative
     public static partial int unlink(string path);
 
     [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial byte* realpath(string path, byte* resolved);
+
+    /// <summary>The absolute path with every link, "." and ".." resolved (realpath(3)), or null where it cannot be (a missing part, no access).</summary>
+    public static string? RealPath(string path)
+    {
+        const int PathMax = 4096; // PATH_MAX: what realpath may write into the buffer it is given
+        byte* resolved = stackalloc byte[PathMax];
+        return realpath(path, resolved) is null ? null : Marshal.PtrToStringUTF8((nint)resolved);
+    }
+
+    [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int open(string path, int flags, uint mode);
 
     [LibraryImport(LibC, SetLastError = true)]

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -69,7 +70,8 @@ internal static class SavingsReport
 
             if (writesDataLine)
             {
-                VolumeLocation? clonedOn = summary.FirstClonedDestination is string cloned ? VolumeCatalog.Shared.Locate(cloned) : null;
+                // Asked by folder: a clone is on its folder's volume, and the folder is the same for most calls of a project.
+                VolumeLocation? clonedOn = summary.FirstClonedDestination is string cloned ? VolumeCatalog.Shared.Locate(Path.GetDirectoryName(cloned) ?? cloned) : null;
                 log.LogMessage(MessageImportance.Low, "{0}", CopyData.From(summary, crossVolume, clonedOn, copiedOn).Format());
             }
 

@@ -214,7 +214,12 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         {
             if (_mounts is null || Stopwatch.GetTimestamp() - _readAt > _mountTableLifetime.TotalSeconds * Stopwatch.Frequency)
             {
-                _mounts = ReadMounts().OrderByDescending(m => m.Point.Length).ToArray();
+                // Longest first, so the first mount that holds a path is its own. Array.Sort, not LINQ's OrderByDescending:
+                // that is generic code over an int key the JIT compiles in every MSBuild node. Two mount points of one
+                // length cannot both hold a path, so the order among them does not matter.
+                Mount[] mounts = ReadMounts().ToArray();
+                Array.Sort(mounts, static (first, second) => second.Point.Length.CompareTo(first.Point.Length));
+                _mounts = mounts;
                 _readAt = Stopwatch.GetTimestamp();
             }
 
@@ -246,8 +251,14 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
     internal static IEnumerable<Mount> ParseMountInfo(IEnumerable<string> lines)
     {
         var mounts = new Dictionary<string, Mount>(StringComparer.Ordinal);
-        foreach (string[] fields in lines.Select(line => line.Split(' ')).Where(fields => fields.Length > 6))
+        foreach (string line in lines)
         {
+            string[] fields = line.Split(' ');
+            if (fields.Length <= 6)
+            {
+                continue;
+            }
+
             int separator = Array.IndexOf(fields, "-", 6);
             string point = Unescape(fields[4]);
             mounts[point] = new Mount(point, separator > 0 && separator + 1 < fields.Length ? fields[separator + 1] : "unknown", fields[2].Contains(':') ? fields[2] : null);
@@ -259,33 +270,12 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
     private static string Unescape(string field)
         => field.Replace("\\040", " ").Replace("\\011", "\t").Replace("\\012", "\n").Replace("\\134", "\\");
 
-    /// <summary>The path with every link resolved (a checkout reached through a link is on the link target's volume).</summary>
-    private static string RealPath(string path)
-    {
-        try
-        {
-            string resolved = Path.GetFullPath(path);
-            string? current = resolved;
-            var rest = new Stack<string>();
-            while (current is not null)
-            {
-                FileSystemInfo info = Directory.Exists(current) ? new DirectoryInfo(current) : new FileInfo(current);
-                if (info.LinkTarget is not null && info.ResolveLinkTarget(returnFinalTarget: true) is FileSystemInfo target)
-                {
-                    return RealPath(Path.Combine([target.FullName, .. rest]));
-                }
-
-                rest.Push(Path.GetFileName(current));
-                current = Path.GetDirectoryName(current);
-            }
-
-            return resolved;
-        }
-        catch (IOException)
-        {
-            return Path.GetFullPath(path);
-        }
-    }
+    /// <summary>
+    /// The path with every link resolved (a checkout reached through a link is on the link target's volume), by the C
+    /// library's realpath: one call, where resolving each folder of the path from .NET cost two system calls and two
+    /// objects per folder. A path that cannot be resolved (gone meanwhile, unreadable) is taken as it is written.
+    /// </summary>
+    private static string RealPath(string path) => LinuxNative.RealPath(path) ?? Path.GetFullPath(path);
 
     private static string ErrnoName(int errno) => errno switch
     {

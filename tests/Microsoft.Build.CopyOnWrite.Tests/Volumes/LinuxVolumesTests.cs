@@ -122,6 +122,25 @@ public sealed class LinuxVolumesTests
         Assert.AreEqual(3, counting.Inspections, "one probe for the long-lived catalog, one per call once stale");
     }
 
+    [TestMethod]
+    public void A_paths_volume_is_found_once_while_the_mount_table_is_believed_and_found_afresh_by_a_catalog_that_believes_nothing()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string folder = xfs.NewFolder("located");
+        var counting = new CountingInspector(new LinuxVolumes(TimeSpan.Zero));
+        var remembering = new VolumeCatalog(counting, TimeSpan.FromHours(1));
+        var fresh = new VolumeCatalog(counting, TimeSpan.Zero);
+
+        VolumeLocation first = remembering.Locate(folder);
+        VolumeLocation again = remembering.Locate(folder);
+        fresh.Locate(folder);
+        fresh.Locate(folder);
+
+        Assert.AreEqual("xfs", first.FileSystem);
+        Assert.AreEqual(first, again);
+        Assert.AreEqual(3, counting.Locations, "one lookup for the catalog that remembers, one per call for the fresh one");
+    }
+
     private static VolumeCatalog Catalog() => new(new LinuxVolumes(TimeSpan.Zero), TimeSpan.Zero);
 
     private static void Mount(params string[] arguments)
@@ -137,7 +156,13 @@ public sealed class LinuxVolumesTests
     {
         public int Inspections { get; private set; }
 
-        public VolumeLocation Locate(string path) => inner.Locate(path);
+        public int Locations { get; private set; }
+
+        public VolumeLocation Locate(string path)
+        {
+            Locations++;
+            return inner.Locate(path);
+        }
 
         public VolumeFacts Inspect(string folder, bool mayWrite)
         {
