@@ -23,6 +23,27 @@ internal sealed record Cell(double Median, double StdDev, double Error, IReadOnl
             : null;
 }
 
+/// <summary>
+/// A candidate against its baseline, measured side by side: the difference of the medians, the noise (the larger of the
+/// two BenchmarkDotNet Errors), and whether the candidate is slower beyond that noise, or beyond the larger standard
+/// deviation (the stricter reading the report also gives). "n/a" where either was not measured.
+/// </summary>
+internal sealed record Versus(string Difference, string Noise, string Verdict, double? SlowerBy, double Error, double? SlowerBeyondSdBy, double LargerSd)
+{
+    public static Versus Of(Cell? baseline, Cell? candidate, Func<double, string> signed, Func<double, string> format)
+    {
+        if (baseline is null || candidate is null)
+        {
+            return new Versus("n/a", "n/a", "n/a", null, 0, null, 0);
+        }
+
+        double difference = candidate.Median - baseline.Median;
+        double error = Math.Max(baseline.Error, candidate.Error);
+        double sd = Math.Max(baseline.StdDev, candidate.StdDev);
+        return new Versus(signed(difference), format(error), difference > error ? "**yes**" : "no", difference > error ? difference : null, error, difference > sd ? difference : null, sd);
+    }
+}
+
 /// <summary>Everything the Markdown report says besides the measurements.</summary>
 internal sealed class RunFacts
 {
@@ -211,25 +232,16 @@ internal static class Report
                 Cell? e = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.Engine)));
                 Cell? f = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.FileCopy)));
                 Cell? b = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.ByteCopy)));
-                string verdict = "n/a";
-                string difference = "n/a";
-                string noise = "n/a";
-                if (e is not null && f is not null)
+                Versus versus = Versus.Of(f, e, Signed, Ms);
+                (string verdict, string difference, string noise) = (versus.Verdict, versus.Difference, versus.Noise);
+                if (versus.SlowerBy is double slowerBy)
                 {
-                    double diff = e.Median - f.Median;
-                    double err = Math.Max(e.Error, f.Error);
-                    difference = Signed(diff);
-                    noise = Ms(err);
-                    verdict = diff > err ? "**yes**" : "no";
-                    if (diff > err)
-                    {
-                        slower.Add($"{fs} {Settings.FormatSize(size)} (+{Ms(diff)} ms, noise {Ms(err)} ms)");
-                    }
+                    slower.Add($"{fs} {Settings.FormatSize(size)} (+{Ms(slowerBy)} ms, noise {Ms(versus.Error)} ms)");
+                }
 
-                    if (diff > Math.Max(e.StdDev, f.StdDev))
-                    {
-                        slowerBySd.Add($"{fs} {Settings.FormatSize(size)} (+{Ms(diff)} ms, larger sd {Ms(Math.Max(e.StdDev, f.StdDev))} ms)");
-                    }
+                if (versus.SlowerBeyondSdBy is double beyondSd)
+                {
+                    slowerBySd.Add($"{fs} {Settings.FormatSize(size)} (+{Ms(beyondSd)} ms, larger sd {Ms(versus.LargerSd)} ms)");
                 }
 
                 if (size == 16 * Settings.MiB && fs is "xfs" or "btrfs")
@@ -318,25 +330,16 @@ internal static class Report
             {
                 Cell? stock = cells.GetValueOrDefault((fs, set, nameof(CopyTaskBenchmarks.Stock)));
                 Cell? ours = cells.GetValueOrDefault((fs, set, nameof(CopyTaskBenchmarks.Ours)));
-                string verdict = "n/a";
-                string difference = "n/a";
-                string noise = "n/a";
-                if (stock is not null && ours is not null)
+                Versus versus = Versus.Of(stock, ours, Signed, Ms);
+                (string verdict, string difference, string noise) = (versus.Verdict, versus.Difference, versus.Noise);
+                if (versus.SlowerBy is double slowerBy)
                 {
-                    double diff = ours.Median - stock.Median;
-                    double err = Math.Max(stock.Error, ours.Error);
-                    difference = Signed(diff);
-                    noise = Ms(err);
-                    verdict = diff > err ? "**yes**" : "no";
-                    if (diff > err)
-                    {
-                        slower.Add($"{fs} {CopyTaskBenchmarks.Describe(set)} (+{Ms(diff)} ms, noise {Ms(err)} ms)");
-                    }
+                    slower.Add($"{fs} {CopyTaskBenchmarks.Describe(set)} (+{Ms(slowerBy)} ms, noise {Ms(versus.Error)} ms)");
+                }
 
-                    if (diff > Math.Max(stock.StdDev, ours.StdDev))
-                    {
-                        slowerBySd.Add($"{fs} {CopyTaskBenchmarks.Describe(set)} (+{Ms(diff)} ms, larger sd {Ms(Math.Max(stock.StdDev, ours.StdDev))} ms)");
-                    }
+                if (versus.SlowerBeyondSdBy is double beyondSd)
+                {
+                    slowerBySd.Add($"{fs} {CopyTaskBenchmarks.Describe(set)} (+{Ms(beyondSd)} ms, larger sd {Ms(versus.LargerSd)} ms)");
                 }
 
                 string said = CopyTaskBenchmarks.OurSummaries.TryGetValue($"{fs}|{set}", out string? s) ? s.Replace("|", "\\|") : "(no summary line)";
@@ -424,25 +427,16 @@ internal static class Report
                             Cell? stock = PerCall(fs, files, size, destination, logging, nameof(CopyCallBenchmarks.Stock));
                             Cell? ours = PerCall(fs, files, size, destination, logging, nameof(CopyCallBenchmarks.Ours));
                             string name = $"{fs} {files} x {Settings.FormatSize(size)} {destination} {logging}";
-                            string verdict = "n/a";
-                            string difference = "n/a";
-                            string noise = "n/a";
-                            if (stock is not null && ours is not null)
+                            Versus versus = Versus.Of(stock, ours, Signed, Ms);
+                            (string verdict, string difference, string noise) = (versus.Verdict, versus.Difference, versus.Noise);
+                            if (versus.SlowerBy is double slowerBy)
                             {
-                                double diff = ours.Median - stock.Median;
-                                double err = Math.Max(stock.Error, ours.Error);
-                                difference = Signed(diff);
-                                noise = Ms(err);
-                                verdict = diff > err ? "**yes**" : "no";
-                                if (diff > err)
-                                {
-                                    slower.Add($"{name} (+{Ms(diff)} µs, {RatioText(Ratio(ours, stock))}, noise {Ms(err)} µs)");
-                                }
+                                slower.Add($"{name} (+{Ms(slowerBy)} µs, {RatioText(Ratio(ours, stock))}, noise {Ms(versus.Error)} µs)");
+                            }
 
-                                if (diff > Math.Max(stock.StdDev, ours.StdDev))
-                                {
-                                    slowerBySd.Add($"{name} (+{Ms(diff)} µs, larger sd {Ms(Math.Max(stock.StdDev, ours.StdDev))} µs)");
-                                }
+                            if (versus.SlowerBeyondSdBy is double beyondSd)
+                            {
+                                slowerBySd.Add($"{name} (+{Ms(beyondSd)} µs, larger sd {Ms(versus.LargerSd)} µs)");
                             }
 
                             string key = CopyCallBenchmarks.Key(fs, files, size, destination, logging);
