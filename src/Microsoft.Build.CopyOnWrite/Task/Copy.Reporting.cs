@@ -23,9 +23,7 @@ public sealed partial class Copy
         return false;
     }
 
-    private void LogError(string code, string format, params object[] arguments)
-        => Log.LogError(subcategory: null, errorCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: format, messageArgs: arguments);
+    private void LogError(string code, string format, params object[] arguments) => CodedLog.Error(Log, code, format, arguments);
 
-    private void LogWarning(string code, string format, params object[] arguments)
-        => Log.LogWarning(subcategory: null, warningCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: format, messageArgs: arguments);
+    private void LogWarning(string code, string format, params object[] arguments) => CodedLog.Warning(Log, code, format, arguments);
 }

@@ -41,7 +41,7 @@ internal static class EngineFaultWarning
         if (first)
         {
             string fileSystem = DescribeFileSystemOf(destinationPath);
-            LogWarning(log, $"{text} This is a fault of Microsoft.Build.CopyOnWrite on {RuntimeInformation.OSDescription}, {fileSystem}: "
+            CodedLog.Warning(log, Code, "{0}", $"{text} This is a fault of Microsoft.Build.CopyOnWrite on {RuntimeInformation.OSDescription}, {fileSystem}: "
                 + "please report it to the package's maintainers (its project site on nuget.org) with this line and the output of `dotnet msbuild -t:CopyOnWriteDoctor`. "
                 + "To build without the SDK meanwhile: -p:DisableCopyOnWrite=true.");
         }
@@ -56,7 +56,7 @@ internal static class EngineFaultWarning
     {
         if (Interlocked.Exchange(ref s_warned, 1) == 0)
         {
-            LogWarning(log, $"CopyOnWrite: {fault}, so this build copies every file the stock task's way and clones none. "
+            CodedLog.Warning(log, Code, "{0}", $"CopyOnWrite: {fault}, so this build copies every file the stock task's way and clones none. "
                 + "This is a fault of Microsoft.Build.CopyOnWrite: please report it to the package's maintainers (its project site on nuget.org) with this line. "
                 + "To build without the SDK meanwhile: -p:DisableCopyOnWrite=true.");
         }
@@ -74,7 +74,4 @@ internal static class EngineFaultWarning
             return "file system unknown";
         }
     }
-
-    private static void LogWarning(TaskLoggingHelper log, string text)
-        => log.LogWarning(subcategory: null, warningCode: Code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);
 }

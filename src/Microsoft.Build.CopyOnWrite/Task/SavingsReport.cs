@@ -31,7 +31,7 @@ internal static class SavingsReport
         bool ok = true;
         if (settingsProblem is not null)
         {
-            LogError(log, BadSettingCode, "CopyOnWrite: " + settingsProblem + " Fix the property (in the project, Directory.Build.props or on the command line).");
+            CodedLog.Error(log, BadSettingCode, "{0}", "CopyOnWrite: " + settingsProblem + " Fix the property (in the project, Directory.Build.props or on the command line).");
             ok = false;
         }
 
@@ -84,7 +84,7 @@ internal static class SavingsReport
                         continue;
                     }
 
-                    LogError(log, RequiredCode, DescribeRequiredFailure(files));
+                    CodedLog.Error(log, RequiredCode, "{0}", DescribeRequiredFailure(files));
                     ok = false;
                 }
             }
@@ -97,7 +97,7 @@ internal static class SavingsReport
                     string text = DescribeCrossVolume(entry.Files, entry.Bytes, entry.SourceRoot, entry.DestinationRoot, entry.Origin);
                     if (settings.WarnWhenNotCloned && missed)
                     {
-                        log.LogWarning(subcategory: null, warningCode: CrossVolumeCode, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);
+                        CodedLog.Warning(log, CrossVolumeCode, "{0}", text);
                     }
                     else
                     {
@@ -157,7 +157,4 @@ internal static class SavingsReport
     /// </summary>
     private static bool FirstTimeThisBuild(IBuildEngine? engine, CopyData.CrossVolumeEntry entry)
         => OncePerBuild.First(engine, $"Microsoft.Build.CopyOnWrite.CrossVolumeDiagnosed|{entry.SourceVolume}|{entry.DestinationVolume}|{entry.Origin}");
-
-    private static void LogError(TaskLoggingHelper log, string code, string text)
-        => log.LogError(subcategory: null, errorCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", text);
 }
