@@ -23,27 +23,6 @@ internal sealed record Cell(double Median, double StdDev, double Error, IReadOnl
             : null;
 }
 
-/// <summary>
-/// A candidate against its baseline, measured side by side: the difference of the medians, the noise (the larger of the
-/// two BenchmarkDotNet Errors), and whether the candidate is slower beyond that noise, or beyond the larger standard
-/// deviation (the stricter reading the report also gives). "n/a" where either was not measured.
-/// </summary>
-internal sealed record Versus(string Difference, string Noise, string Verdict, double? SlowerBy, double Error, double? SlowerBeyondSdBy, double LargerSd)
-{
-    public static Versus Of(Cell? baseline, Cell? candidate, Func<double, string> signed, Func<double, string> format)
-    {
-        if (baseline is null || candidate is null)
-        {
-            return new Versus("n/a", "n/a", "n/a", null, 0, null, 0);
-        }
-
-        double difference = candidate.Median - baseline.Median;
-        double error = Math.Max(baseline.Error, candidate.Error);
-        double sd = Math.Max(baseline.StdDev, candidate.StdDev);
-        return new Versus(signed(difference), format(error), difference > error ? "**yes**" : "no", difference > error ? difference : null, error, difference > sd ? difference : null, sd);
-    }
-}
-
 /// <summary>Everything the Markdown report says besides the measurements.</summary>
 internal sealed class RunFacts
 {
@@ -217,8 +196,7 @@ internal static class Report
         }
 
         md.AppendLine();
-        var slower = new List<string>();
-        var slowerBySd = new List<string>();
+        var slowdowns = new Slowdowns();
         var bar16 = new List<string>();
         bool bar16Met = true;
         foreach (string fs in EngineFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f)))
@@ -232,17 +210,7 @@ internal static class Report
                 Cell? e = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.Engine)));
                 Cell? f = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.FileCopy)));
                 Cell? b = cells.GetValueOrDefault((fs, size, nameof(EngineBenchmarks.ByteCopy)));
-                Versus versus = Versus.Of(f, e, Signed, Ms);
-                (string verdict, string difference, string noise) = (versus.Verdict, versus.Difference, versus.Noise);
-                if (versus.SlowerBy is double slowerBy)
-                {
-                    slower.Add($"{fs} {Settings.FormatSize(size)} (+{Ms(slowerBy)} ms, noise {Ms(versus.Error)} ms)");
-                }
-
-                if (versus.SlowerBeyondSdBy is double beyondSd)
-                {
-                    slowerBySd.Add($"{fs} {Settings.FormatSize(size)} (+{Ms(beyondSd)} ms, larger sd {Ms(versus.LargerSd)} ms)");
-                }
+                (string difference, string noise, string verdict) = slowdowns.Compare(f, e, $"{fs} {Settings.FormatSize(size)}", "ms");
 
                 if (size == 16 * Settings.MiB && fs is "xfs" or "btrfs")
                 {
@@ -264,12 +232,12 @@ internal static class Report
             md.AppendLine($"- At 16 MiB on XFS and btrfs the clone is at least 30x faster than the byte copy: **{(bar16Met ? "met" : "NOT met")}**. {string.Join("; ", bar16)}.");
         }
 
-        md.AppendLine(slower.Count == 0
+        md.AppendLine(slowdowns.BeyondNoise.Count == 0
             ? "- At no size is the engine slower than File.Copy by more than the noise (noise: the larger of the two methods' BenchmarkDotNet Error): **met**."
-            : $"- At no size is the engine slower than File.Copy by more than the noise (noise: the larger of the two methods' BenchmarkDotNet Error): **NOT met** at {string.Join("; ", slower)}.");
-        md.AppendLine(slowerBySd.Count == 0
+            : $"- At no size is the engine slower than File.Copy by more than the noise (noise: the larger of the two methods' BenchmarkDotNet Error): **NOT met** at {string.Join("; ", slowdowns.BeyondNoise)}.");
+        md.AppendLine(slowdowns.BeyondSd.Count == 0
             ? "- Stricter reading (noise = the larger of the two standard deviations): the engine is nowhere slower than File.Copy beyond it."
-            : $"- Stricter reading (noise = the larger of the two standard deviations): the engine is slower than File.Copy beyond it at {string.Join("; ", slowerBySd)}.");
+            : $"- Stricter reading (noise = the larger of the two standard deviations): the engine is slower than File.Copy beyond it at {string.Join("; ", slowdowns.BeyondSd)}.");
         md.AppendLine();
     }
 
@@ -322,25 +290,14 @@ internal static class Report
         md.AppendLine();
         md.AppendLine("| file system | files | stock Copy (ms) | our Copy (ms) | stock / ours | ours − stock (ms) | noise (ms) | ours slower beyond noise? | what our task said |");
         md.AppendLine("|---|---|---:|---:|---:|---:|---:|---|---|");
-        var slower = new List<string>();
-        var slowerBySd = new List<string>();
+        var slowdowns = new Slowdowns();
         foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f)))
         {
             foreach (string set in CopyTaskBenchmarks.Sets.Keys.Where(s => cells.ContainsKey((fs, s, nameof(CopyTaskBenchmarks.Ours)))))
             {
                 Cell? stock = cells.GetValueOrDefault((fs, set, nameof(CopyTaskBenchmarks.Stock)));
                 Cell? ours = cells.GetValueOrDefault((fs, set, nameof(CopyTaskBenchmarks.Ours)));
-                Versus versus = Versus.Of(stock, ours, Signed, Ms);
-                (string verdict, string difference, string noise) = (versus.Verdict, versus.Difference, versus.Noise);
-                if (versus.SlowerBy is double slowerBy)
-                {
-                    slower.Add($"{fs} {CopyTaskBenchmarks.Describe(set)} (+{Ms(slowerBy)} ms, noise {Ms(versus.Error)} ms)");
-                }
-
-                if (versus.SlowerBeyondSdBy is double beyondSd)
-                {
-                    slowerBySd.Add($"{fs} {CopyTaskBenchmarks.Describe(set)} (+{Ms(beyondSd)} ms, larger sd {Ms(versus.LargerSd)} ms)");
-                }
+                (string difference, string noise, string verdict) = slowdowns.Compare(stock, ours, $"{fs} {CopyTaskBenchmarks.Describe(set)}", "ms");
 
                 string said = CopyTaskBenchmarks.OurSummaries.TryGetValue($"{fs}|{set}", out string? s) ? s.Replace("|", "\\|") : "(no summary line)";
                 md.AppendLine($"| {fs} | {CopyTaskBenchmarks.Describe(set)} | {Both(stock)} | {Both(ours)} | {RatioText(Ratio(stock, ours))} | {difference} | {noise} | {verdict} | {said} |");
@@ -350,12 +307,12 @@ internal static class Report
         md.AppendLine();
         md.AppendLine("### Bar");
         md.AppendLine();
-        md.AppendLine(slower.Count == 0
+        md.AppendLine(slowdowns.BeyondNoise.Count == 0
             ? "- Parallel copying at least as fast as the stock task (thousands of small files, a few large ones, a mix; XFS and ext4), i.e. ours nowhere slower than the stock task beyond the noise: **met**."
-            : $"- Parallel copying at least as fast as the stock task (thousands of small files, a few large ones, a mix; XFS and ext4): **NOT met** at {string.Join("; ", slower)}.");
-        md.AppendLine(slowerBySd.Count == 0
+            : $"- Parallel copying at least as fast as the stock task (thousands of small files, a few large ones, a mix; XFS and ext4): **NOT met** at {string.Join("; ", slowdowns.BeyondNoise)}.");
+        md.AppendLine(slowdowns.BeyondSd.Count == 0
             ? "- Stricter reading (noise = the larger of the two standard deviations): ours is nowhere slower than the stock task beyond it."
-            : $"- Stricter reading (noise = the larger of the two standard deviations): ours is slower than the stock task beyond it at {string.Join("; ", slowerBySd)}.");
+            : $"- Stricter reading (noise = the larger of the two standard deviations): ours is slower than the stock task beyond it at {string.Join("; ", slowdowns.BeyondSd)}.");
         md.AppendLine();
     }
 
@@ -407,8 +364,7 @@ internal static class Report
 
         md.AppendLine("| file system | files | size | destination | logging | stock Copy (µs per call) | our Copy (µs per call) | ours / stock | ours − stock (µs) | noise (µs) | ours slower beyond noise? | messages taken per call (stock → ours) | what our task said |");
         md.AppendLine("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|---|");
-        var slower = new List<string>();
-        var slowerBySd = new List<string>();
+        var slowdowns = new Slowdowns();
         foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f)))
         {
             foreach (int files in fileCounts)
@@ -427,17 +383,7 @@ internal static class Report
                             Cell? stock = PerCall(fs, files, size, destination, logging, nameof(CopyCallBenchmarks.Stock));
                             Cell? ours = PerCall(fs, files, size, destination, logging, nameof(CopyCallBenchmarks.Ours));
                             string name = $"{fs} {files} x {Settings.FormatSize(size)} {destination} {logging}";
-                            Versus versus = Versus.Of(stock, ours, Signed, Ms);
-                            (string verdict, string difference, string noise) = (versus.Verdict, versus.Difference, versus.Noise);
-                            if (versus.SlowerBy is double slowerBy)
-                            {
-                                slower.Add($"{name} (+{Ms(slowerBy)} µs, {RatioText(Ratio(ours, stock))}, noise {Ms(versus.Error)} µs)");
-                            }
-
-                            if (versus.SlowerBeyondSdBy is double beyondSd)
-                            {
-                                slowerBySd.Add($"{name} (+{Ms(beyondSd)} µs, larger sd {Ms(versus.LargerSd)} µs)");
-                            }
+                            (string difference, string noise, string verdict) = slowdowns.Compare(stock, ours, name, "µs", RatioText(Ratio(ours, stock)));
 
                             string key = CopyCallBenchmarks.Key(fs, files, size, destination, logging);
                             string said = CopyCallBenchmarks.OurSummaries.TryGetValue(key, out string? s) ? s.Replace("|", "\\|") : "(no summary)";
@@ -486,12 +432,12 @@ internal static class Report
 
         md.AppendLine("### Where ours is slower");
         md.AppendLine();
-        md.AppendLine(slower.Count == 0
+        md.AppendLine(slowdowns.BeyondNoise.Count == 0
             ? "- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): nowhere."
-            : $"- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): {string.Join("; ", slower)}.");
-        md.AppendLine(slowerBySd.Count == 0
+            : $"- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): {string.Join("; ", slowdowns.BeyondNoise)}.");
+        md.AppendLine(slowdowns.BeyondSd.Count == 0
             ? "- Stricter reading (noise = the larger of the two standard deviations): nowhere."
-            : $"- Stricter reading (noise = the larger of the two standard deviations): {string.Join("; ", slowerBySd)}.");
+            : $"- Stricter reading (noise = the larger of the two standard deviations): {string.Join("; ", slowdowns.BeyondSd)}.");
         md.AppendLine($"- The raw measurements below are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
         md.AppendLine();
     }
@@ -540,6 +486,45 @@ internal static class Report
     private static string Both(Cell? cell) => cell is null ? "failed" : $"{Ms(cell.Median)} (sd {Ms(cell.StdDev)})";
 
     private static string Median(Cell? cell) => cell is null ? "n/a" : Ms(cell.Median);
+
+    /// <summary>
+    /// Candidates against their baselines, measured side by side: per pair the difference of the medians, the noise (the
+    /// larger of the two BenchmarkDotNet Errors) and whether the candidate is slower beyond it ("n/a" where either was not
+    /// measured); and, for the bars, where it is slower beyond the noise and beyond the larger standard deviation (the
+    /// stricter reading).
+    /// </summary>
+    private sealed class Slowdowns
+    {
+        public List<string> BeyondNoise { get; } = new();
+
+        public List<string> BeyondSd { get; } = new();
+
+        /// <param name="name">How the bars name the pair.</param>
+        /// <param name="unit">The unit of the numbers (the cells' own).</param>
+        /// <param name="extra">Said after the difference where the candidate is slower beyond the noise (e.g. the ratio).</param>
+        public (string Difference, string Noise, string Verdict) Compare(Cell? baseline, Cell? candidate, string name, string unit, string? extra = null)
+        {
+            if (baseline is null || candidate is null)
+            {
+                return ("n/a", "n/a", "n/a");
+            }
+
+            double difference = candidate.Median - baseline.Median;
+            double error = Math.Max(baseline.Error, candidate.Error);
+            double sd = Math.Max(baseline.StdDev, candidate.StdDev);
+            if (difference > error)
+            {
+                BeyondNoise.Add($"{name} (+{Ms(difference)} {unit}{(extra is null ? string.Empty : ", " + extra)}, noise {Ms(error)} {unit})");
+            }
+
+            if (difference > sd)
+            {
+                BeyondSd.Add($"{name} (+{Ms(difference)} {unit}, larger sd {Ms(sd)} {unit})");
+            }
+
+            return (Signed(difference), Ms(error), difference > error ? "**yes**" : "no");
+        }
+    }
 
     private static string Signed(double value) => (value >= 0 ? "+" : "−") + Ms(Math.Abs(value));
 
