@@ -9,7 +9,8 @@ namespace Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 /// <summary>
 /// Loaded into a measured build (-logger:Type,Assembly;FILE): when the build ends it writes one tab-separated line per Copy
 /// call - node, whether it was that node's first Copy, project, target, milliseconds from the task's TaskStarted to its
-/// TaskFinished event. Both events are stamped in the node that ran the task, when they happen, so the time is the node's
+/// TaskFinished event, and when it started (UTC, to the microsecond: to match the calls with timestamps taken elsewhere,
+/// e.g. inside the task or by strace). Both events are stamped in the node that ran the task, when they happen, so the time is the node's
 /// own, whenever the events reach this logger.
 /// </summary>
 public sealed class CopyCallLogger : ILogger
@@ -57,7 +58,8 @@ public sealed class CopyCallLogger : ILogger
                     _firstInNode.Contains(task) ? "first" : "later",
                     Path.GetFileNameWithoutExtension(e.ProjectFile),
                     target,
-                    (e.Timestamp - started).TotalMilliseconds.ToString("0.000", CultureInfo.InvariantCulture)));
+                    (e.Timestamp - started).TotalMilliseconds.ToString("0.000", CultureInfo.InvariantCulture),
+                    started.ToUniversalTime().ToString("HH:mm:ss.ffffff", CultureInfo.InvariantCulture)));
             }
         };
         eventSource.BuildFinished += (_, _) => File.WriteAllLines(output, _lines);
