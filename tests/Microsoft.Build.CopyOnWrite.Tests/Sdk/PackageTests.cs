@@ -22,7 +22,7 @@ public sealed partial class PackageTests
         (XDocument nuspec, XNamespace ns) = Nuspec(package);
 
         CollectionAssert.IsSubsetOf(
-            new[] { "Sdk/Sdk.props", "Sdk/Sdk.targets", "build/Microsoft.Build.CopyOnWrite.props", "build/Microsoft.Build.CopyOnWrite.targets", "tools/net8.0/Microsoft.Build.CopyOnWrite.dll", "tools/net472/Microsoft.Build.CopyOnWrite.dll", "tools/multithreaded/net10.0/Microsoft.Build.CopyOnWrite.dll", "tools/multithreaded/net472/Microsoft.Build.CopyOnWrite.dll" },
+            new[] { "Sdk/Sdk.props", "Sdk/Sdk.targets", "Sdk/WarningsNotAsErrors.targets", "build/Microsoft.Build.CopyOnWrite.props", "build/Microsoft.Build.CopyOnWrite.targets", "tools/net8.0/Microsoft.Build.CopyOnWrite.dll", "tools/net472/Microsoft.Build.CopyOnWrite.dll", "tools/multithreaded/net10.0/Microsoft.Build.CopyOnWrite.dll", "tools/multithreaded/net472/Microsoft.Build.CopyOnWrite.dll" },
             entries);
         Assert.IsFalse(entries.Any(e => Path.GetFileName(e).StartsWith("Microsoft.Build.", StringComparison.Ordinal) && !Path.GetFileName(e).StartsWith("Microsoft.Build.CopyOnWrite", StringComparison.Ordinal)), "MSBuild's own assemblies must not ship: " + string.Join(", ", entries));
         Assert.AreEqual("MSBuildSdk", nuspec.Descendants(ns + "packageType").Single().Attribute("name")!.Value);
