@@ -52,8 +52,8 @@ public sealed class VisualStudioMSBuildFlavourTests
         ["SetFileInformationByHandle"] = "Windows Vista",
     };
 
-    /// <summary>The C library calls of the Linux link and same-file checks, compiled into every flavour; called only after an OS check says Linux.</summary>
-    private static readonly string[] UnixOnlyImports = ["libc!link", "libc!statx", "libc!symlink"];
+    /// <summary>The C library calls of the Linux link and same-file checks and of the .NET Framework build's rename off Windows (under Mono), compiled into every flavour; called only after an OS check says not Windows.</summary>
+    private static readonly string[] UnixOnlyImports = ["libc!link", "libc!rename", "libc!statx", "libc!symlink"];
 
     private static readonly string[] WineKernel32 =
     [
