@@ -13,7 +13,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
 /// <summary>
 /// Visual Studio's MSBuild.exe (.NET Framework) loads the package's net472 assemblies, and no MSBuild.exe has ever
-/// loaded them (README, "What ran where"): what can be checked without one is checked on the packed files. Every
+/// loaded them (README, "What ran where"; MSBuild 17.7's .NET Framework engine under Mono loads tools/net472/ in
+/// FullFrameworkFlavourTests): what can be checked without one is checked on the packed files. Every
 /// assembly they reference is one the .NET Framework 4.7.2 has (its reference assemblies, from the
 /// Microsoft.NETFramework.ReferenceAssemblies.net472 package the build compiles against) or MSBuild's own at the
 /// assembly version MSBuild.exe binds them to (15.1.0.0). Every native entry point they import is in the named DLL
