@@ -92,7 +92,19 @@ internal static partial class AtomicFile
 
         File.Move(temporaryPath, destinationPath, overwrite: true);
 #else
-        // .NET Framework has no File.Move overwrite; it only runs on Windows.
+        if (!RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
+        {
+            // The .NET Framework build off Windows: MSBuild's .NET Framework engine under Mono (FullFrameworkFlavourTests),
+            // where kernel32 is not there to call. rename(2), as the .NET build calls it.
+            if (rename(temporaryPath, destinationPath) != 0)
+            {
+                throw new IOException(FileLinks.LinkCallFailed("rename", Marshal.GetLastWin32Error()));
+            }
+
+            return;
+        }
+
+        // .NET Framework has no File.Move overwrite.
         if (!MoveFileEx(temporaryPath, destinationPath, MoveFileReplaceExisting))
         {
             Marshal.ThrowExceptionForHR(Marshal.GetHRForLastWin32Error());
@@ -139,6 +151,9 @@ internal static partial class AtomicFile
     private static partial int rename(string oldPath, string newPath);
 #else
     private const int MoveFileReplaceExisting = 0x1;
+
+    [DllImport("libc", SetLastError = true)]
+    private static extern int rename(string oldPath, string newPath);
 
     [DllImport("kernel32.dll", CharSet = CharSet.Unicode, SetLastError = true)]
     private static extern bool MoveFileEx(string existingFileName, string newFileName, int flags);

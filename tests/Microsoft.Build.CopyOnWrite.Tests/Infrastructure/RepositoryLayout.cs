@@ -29,6 +29,10 @@ public static class RepositoryLayout
     public static string MSBuild17Host => Path.Combine(
         Root, "tests", "Microsoft.Build.CopyOnWrite.MSBuild17Host", "bin", Configuration, "net8.0", "Microsoft.Build.CopyOnWrite.MSBuild17Host.dll");
 
+    /// <summary>tests/Microsoft.Build.CopyOnWrite.FullFrameworkHost, built in this test assembly's configuration: MSBuild 17.7's .NET Framework engine, for Mono.</summary>
+    public static string FullFrameworkHost => Path.Combine(
+        Root, "tests", "Microsoft.Build.CopyOnWrite.FullFrameworkHost", "bin", Configuration, "net472", "Microsoft.Build.CopyOnWrite.FullFrameworkHost.exe");
+
     /// <summary>tests/Microsoft.Build.CopyOnWrite.Benchmarks, built in this test assembly's configuration: the benchmark program.</summary>
     public static string Benchmarks => Path.Combine(
         Root, "tests", "Microsoft.Build.CopyOnWrite.Benchmarks", "bin", Configuration, "net10.0", "Microsoft.Build.CopyOnWrite.Benchmarks.dll");

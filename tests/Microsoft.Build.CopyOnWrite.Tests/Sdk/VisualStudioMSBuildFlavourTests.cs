@@ -13,7 +13,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
 /// <summary>
 /// Visual Studio's MSBuild.exe (.NET Framework) loads the package's net472 assemblies, and no MSBuild.exe has ever
-/// loaded them (README, "What ran where"): what can be checked without one is checked on the packed files. Every
+/// loaded them (README, "What ran where"; MSBuild 17.7's .NET Framework engine under Mono loads tools/net472/ in
+/// FullFrameworkFlavourTests): what can be checked without one is checked on the packed files. Every
 /// assembly they reference is one the .NET Framework 4.7.2 has (its reference assemblies, from the
 /// Microsoft.NETFramework.ReferenceAssemblies.net472 package the build compiles against) or MSBuild's own at the
 /// assembly version MSBuild.exe binds them to (15.1.0.0). Every native entry point they import is in the named DLL
@@ -52,8 +53,8 @@ public sealed class VisualStudioMSBuildFlavourTests
         ["SetFileInformationByHandle"] = "Windows Vista",
     };
 
-    /// <summary>The C library calls of the Linux link and same-file checks, compiled into every flavour; called only after an OS check says Linux.</summary>
-    private static readonly string[] UnixOnlyImports = ["libc!link", "libc!statx", "libc!symlink"];
+    /// <summary>The C library calls of the Linux link and same-file checks and of the .NET Framework build's rename off Windows (under Mono), compiled into every flavour; called only after an OS check says not Windows.</summary>
+    private static readonly string[] UnixOnlyImports = ["libc!link", "libc!rename", "libc!statx", "libc!symlink"];
 
     private static readonly string[] WineKernel32 =
     [
