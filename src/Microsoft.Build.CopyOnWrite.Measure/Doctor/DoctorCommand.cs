@@ -49,11 +49,14 @@ internal static class DoctorCommand
         {
             folders, json, requireClone, copiesFrom, selfTest, selfTestJson, selfTestMarkdown,
         };
-        command.SetAction(result =>
-        {
-            var selfTestFiles = result.GetValue(selfTest) ? (result.GetValue(selfTestJson), result.GetValue(selfTestMarkdown)) : ((string?, string?)?)null;
-            return Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error, result.GetValue(copiesFrom) ?? [], selfTestFiles);
-        });
+        // Ctrl-C cancels (the self-test then removes its files and stops the processes it started) instead of ending the process.
+        command.SetAction((result, cancellation) => System.Threading.Tasks.Task.Run(
+            () =>
+            {
+                var selfTestFiles = result.GetValue(selfTest) ? (result.GetValue(selfTestJson), result.GetValue(selfTestMarkdown)) : ((string?, string?)?)null;
+                return Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error, result.GetValue(copiesFrom) ?? [], selfTestFiles, cancellation);
+            },
+            System.Threading.CancellationToken.None));
         return command;
     }
 
@@ -61,7 +64,7 @@ internal static class DoctorCommand
     public const int SelfTestMismatch = 4;
 
     /// <param name="selfTest">With --selftest: its JSON and markdown files (each may be null); null without it.</param>
-    public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error, string[]? copiesFrom = null, (string? Json, string? Markdown)? selfTest = null)
+    public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error, string[]? copiesFrom = null, (string? Json, string? Markdown)? selfTest = null, System.Threading.CancellationToken cancellation = default)
     {
         string named = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
         if (!BuildFolders.TryFindProject(named, out string repository, out string? project, out string? problem))
@@ -95,7 +98,7 @@ internal static class DoctorCommand
         int verdict = requireClone && !check.RepositoryClones ? CannotClone : 0;
         if (selfTest is { } files)
         {
-            int tested = SelfTestDoor.Run(check, files.Json, files.Markdown, output, error);
+            int tested = SelfTestDoor.Run(check, files.Json, files.Markdown, output, error, cancellation);
             return tested != 0 ? tested : verdict; // a mismatch (4) or a failed check (1) outranks the verdict
         }
 

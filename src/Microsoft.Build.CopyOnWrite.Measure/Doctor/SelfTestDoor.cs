@@ -19,7 +19,7 @@ internal static class SelfTestDoor
     private const string TaskAssemblyEntry = "tools/net8.0/Microsoft.Build.CopyOnWrite.dll";
 
     /// <summary>The folders a build writes to (outputs, package cache; the temp folder is added), one per volume.</summary>
-    public static int Run(DoctorCheck check, string? jsonFile, string? markdownFile, TextWriter output, TextWriter error)
+    public static int Run(DoctorCheck check, string? jsonFile, string? markdownFile, TextWriter output, TextWriter error, System.Threading.CancellationToken cancellation)
     {
         string[] folders = check.Folders
             .Where(found => found.Folder.Role is FolderRole.IntermediateOutput or FolderRole.BuildOutput or FolderRole.PackageCache or FolderRole.NamedFolder)
@@ -44,7 +44,12 @@ internal static class SelfTestDoor
         output.WriteLine($"Self-test in {string.Join(", ", folders)} and the temp folder (one folder per volume), every output compared with its source:");
         try
         {
-            return (int)run.Invoke(null, [folders, output, Full(jsonFile), Full(markdownFile)])!;
+            return (int)run.Invoke(null, [folders, output, Full(jsonFile), Full(markdownFile), cancellation])!;
+        }
+        catch (TargetInvocationException e) when (e.InnerException is OperationCanceledException)
+        {
+            error.WriteLine("dotnet-cow-measure: doctor --selftest: cancelled; the self-test's files are removed and the processes it started have ended.");
+            return Program.MeasurementFailed;
         }
         catch (TargetInvocationException e) when (e.InnerException is IOException or UnauthorizedAccessException)
         {
@@ -55,14 +60,24 @@ internal static class SelfTestDoor
 
     private static string? Full(string? path) => path is null ? null : Path.GetFullPath(path);
 
-    /// <summary>The package's IL task assembly, extracted once per version into the temp folder.</summary>
+    /// <summary>
+    /// The package's IL task assembly, extracted once per package into the temp folder: named by the package's bytes, not
+    /// only its version, so that a package rebuilt with the same version (a local build) is never run from an older copy.
+    /// </summary>
     private static string ExtractTaskAssembly()
     {
         (string folder, string version) = Measurement.FindPackage(packageDir: null);
-        string target = Path.Combine(Path.GetTempPath(), $"cow-measure-selftest-{version}", "Microsoft.Build.CopyOnWrite.dll");
+        string packagePath = Path.Combine(folder, $"Microsoft.Build.CopyOnWrite.{version}.nupkg");
+        string contentHash;
+        using (FileStream bytes = File.OpenRead(packagePath))
+        {
+            contentHash = Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes))[..12].ToLowerInvariant();
+        }
+
+        string target = Path.Combine(Path.GetTempPath(), $"cow-measure-selftest-{version}-{contentHash}", "Microsoft.Build.CopyOnWrite.dll");
         if (!File.Exists(target))
         {
-            using ZipArchive package = ZipFile.OpenRead(Path.Combine(folder, $"Microsoft.Build.CopyOnWrite.{version}.nupkg"));
+            using ZipArchive package = ZipFile.OpenRead(packagePath);
             ZipArchiveEntry entry = package.GetEntry(TaskAssemblyEntry) ?? throw new InvalidDataException($"the package has no {TaskAssemblyEntry}");
             Directory.CreateDirectory(Path.GetDirectoryName(target)!);
             string partial = target + "." + Environment.ProcessId + ".tmp";

@@ -32,17 +32,26 @@ internal sealed class Holder : IDisposable
 
     private Holder(Process process) => _process = process;
 
-    /// <summary>Starts the holder and returns once it has the file open (it says "held").</summary>
+    /// <summary>
+    /// Starts the holder and returns once it has the file open (it says "held"). It outlives neither <see cref="Dispose"/>
+    /// nor this process, however that ends: on Linux and macOS the shell becomes the program that waits (exec, so killing
+    /// it kills what holds the file; a child of the shell was left behind holding it for two minutes) and that program
+    /// waits for the end of its input, our pipe, which closes when we end. It works in the system's root folder, so that
+    /// it never keeps a volume busy by its working folder. (On Windows PowerShell itself holds the file: no child to leave.)
+    /// </summary>
     public static Holder Hold(string path, HoldMode mode)
     {
         var start = RuntimeInformation.IsOSPlatform(OSPlatform.Windows)
             ? new ProcessStartInfo("powershell.exe")
             {
                 Arguments = "-NoProfile -NonInteractive -Command \"$f = [IO.File]::Open($env:COW_HOLD, 'Open', '" + mode.Access + "', '" + mode.Share + "'); 'held'; Start-Sleep 120\"",
+                WorkingDirectory = Environment.SystemDirectory,
             }
             : new ProcessStartInfo("/bin/sh")
             {
-                Arguments = mode.Access == "Read" ? "-c \"exec 3<\\\"$COW_HOLD\\\"; echo held; sleep 120\"" : "-c \"exec 3<>\\\"$COW_HOLD\\\"; echo held; sleep 120\"",
+                Arguments = mode.Access == "Read" ? "-c \"exec 3<\\\"$COW_HOLD\\\"; echo held; exec cat >/dev/null\"" : "-c \"exec 3<>\\\"$COW_HOLD\\\"; echo held; exec cat >/dev/null\"",
+                WorkingDirectory = "/",
+                RedirectStandardInput = true,
             };
         start.UseShellExecute = false;
         start.RedirectStandardOutput = true;
@@ -64,6 +73,11 @@ internal sealed class Holder : IDisposable
     {
         try
         {
+            if (_process.StartInfo.RedirectStandardInput)
+            {
+                _process.StandardInput.Close();
+            }
+
             _process.Kill();
             _process.WaitForExit(10_000);
         }

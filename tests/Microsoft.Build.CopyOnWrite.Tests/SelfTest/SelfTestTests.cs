@@ -63,6 +63,33 @@ public sealed class SelfTestTests
     }
 
     /// <summary>The real engine, with one byte of one output changed after it: what a zero-filled clone looks like to a reader.</summary>
+    [TestMethod]
+    public void A_clone_slower_than_File_Copy_beyond_the_noise_says_so_and_why_in_its_timing_line()
+    {
+        string folder = LoopFileSystems.Require("xfs").NewFolder("selftest-slow");
+        var slow = new SlowEngine(CloneEngines.Current, TimeSpan.FromMilliseconds(30));
+
+        SelfTestReport report = new SelfTestRunner(slow, _ => { }).Run([folder], CancellationToken.None);
+
+        string[] timed = report.Lines().Where(line => line.Contains("time per file of", StringComparison.Ordinal)).ToArray();
+        Assert.AreEqual(3, timed.Length, string.Join("\n", report.Lines()));
+        foreach (string line in timed)
+        {
+            StringAssert.Contains(line, "alternating");
+            StringAssert.Contains(line, "slower beyond the noise: File.Copy clones here too, and ours also writes each file beside its destination and renames it over");
+        }
+    }
+
+    /// <summary>The real engine, made slower than File.Copy by far.</summary>
+    private sealed class SlowEngine(ICloneEngine real, TimeSpan delay) : ICloneEngine
+    {
+        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+        {
+            Thread.Sleep(delay);
+            return real.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
+        }
+    }
+
     private sealed class CorruptingEngine : ICloneEngine
     {
         private readonly ICloneEngine _real;
