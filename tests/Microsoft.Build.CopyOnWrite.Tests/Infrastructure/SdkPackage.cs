@@ -118,6 +118,9 @@ public static class SdkPackage
         return result;
     }
 
+    /// <summary>What the last run of the release command printed.</summary>
+    public static string LastPackOutput { get; private set; } = string.Empty;
+
     /// <summary>Runs the release command (build/pack.sh) of the repository at <paramref name="repositoryRoot"/>; returns the package's path.</summary>
     public static string PackWithReleaseCommand(string repositoryRoot, string outputFolder)
     {
@@ -126,7 +129,9 @@ public static class SdkPackage
         environment.Remove("NUGET_PACKAGES");
         ProcessResult pack = ProcessRunner.Run("bash", [Path.Combine(repositoryRoot, "build", "pack.sh"), outputFolder], repositoryRoot, environment, TimeSpan.FromMinutes(10));
         Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
-        return Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single();
+        LastPackOutput = pack.Output;
+        // The folder holds the tool's package too (Microsoft.Build.CopyOnWrite.Measure.<version>.nupkg).
+        return Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]"));
     }
 
     private static (string, string) Pack()
