@@ -64,7 +64,7 @@ internal sealed class RunFacts
     public int FreshRounds { get; init; }
 }
 
-/// <summary>Builds docs/benchmarks.md from the two BenchmarkDotNet summaries, the fresh-process runs and the sample's builds.</summary>
+/// <summary>Builds docs/results/benchmarks.md from the two BenchmarkDotNet summaries, the fresh-process runs and the sample's builds.</summary>
 internal static class Report
 {
     private static readonly string[] EngineFileSystems = ["xfs", "btrfs", "ext4"];
@@ -124,6 +124,20 @@ internal static class Report
             AppendCalls(md, calls, facts);
         }
 
+        md.AppendLine($"Every measured iteration (no outlier removed) and every fresh-process run: `{RawFileName}` in the run's artifacts folder (`artifacts/benchmarks/` by default), which the same command writes.");
+        md.AppendLine();
+        return md.ToString();
+    }
+
+    /// <summary>The raw measurements' file, beside BenchmarkDotNet's own artifacts: data, not part of the report in docs/.</summary>
+    public const string RawFileName = "raw-measurements.md";
+
+    /// <summary>Every measured iteration of the BenchmarkDotNet benchmarks and every timed fresh-process run, in ms.</summary>
+    public static string BuildRaw(Summary? engine, Summary? task, Summary? calls, IReadOnlyList<FreshRun> fresh)
+    {
+        var md = new StringBuilder();
+        md.AppendLine("# Benchmarks: raw measurements");
+        md.AppendLine();
         AppendRaw(md, engine, task, calls);
         if (fresh.Count > 0)
         {
@@ -438,7 +452,7 @@ internal static class Report
         md.AppendLine(slowdowns.BeyondSd.Count == 0
             ? "- Stricter reading (noise = the larger of the two standard deviations): nowhere."
             : $"- Stricter reading (noise = the larger of the two standard deviations): {string.Join("; ", slowdowns.BeyondSd)}.");
-        md.AppendLine($"- The raw measurements below are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
+        md.AppendLine($"- The raw measurements ({RawFileName}) are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
         md.AppendLine();
     }
 

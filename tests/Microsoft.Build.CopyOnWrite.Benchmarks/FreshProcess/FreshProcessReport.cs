@@ -5,7 +5,7 @@ using System.Text;
 
 namespace Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 
-/// <summary>Sections 3 and 4 of docs/benchmarks.md: fresh-process Copies and the sample's builds, against their bars.</summary>
+/// <summary>Sections 3 and 4 of docs/results/benchmarks.md: fresh-process Copies and the sample's builds, against their bars.</summary>
 internal static class FreshProcessReport
 {
     private static readonly string[] FileSystems = ["xfs", "btrfs", "ext4"];
