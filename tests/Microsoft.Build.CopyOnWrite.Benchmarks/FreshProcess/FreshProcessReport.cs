@@ -195,7 +195,7 @@ internal static class FreshProcessReport
             + "know that logger, so it creates every low-importance message in both variants, and ours logs more of them than the stock task (two "
             + "per call: the summary line, which the console logger also writes at `-v:n`, and the data line; and a line per file copied rather "
             + "than cloned). Section 3's \"sample's shape\" table measures the same effect in one process, with MSBuild's default logging and with a "
-            + "diagnostic file logger; docs/precompiled-task.md (\"Fourth round\") what each costs per call in builds like the sample's.");
+            + "diagnostic file logger; docs/precompiled-task.md (\"What a node's first Copy costs now\") what the report lines cost per call.");
         md.AppendLine();
         AppendSampleSplit(md, split);
         if (steps.Count == 0)
