@@ -144,6 +144,20 @@ internal static class Report
             FreshProcessReport.AppendRaw(md, fresh);
         }
 
+        if (CopyCallBenchmarks.OurSummaries.Count > 0)
+        {
+            md.AppendLine("## What our task said, per case of section 5");
+            md.AppendLine();
+            md.AppendLine("| case | our summary line |");
+            md.AppendLine("|---|---|");
+            foreach ((string key, string said) in CopyCallBenchmarks.OurSummaries.OrderBy(pair => pair.Key, StringComparer.Ordinal))
+            {
+                md.AppendLine($"| {key.Replace("|", " ", StringComparison.Ordinal)} | {said.Replace("|", "\\|", StringComparison.Ordinal)} |");
+            }
+
+            md.AppendLine();
+        }
+
         return md.ToString();
     }
 
@@ -376,9 +390,10 @@ internal static class Report
             md.AppendLine();
         }
 
-        md.AppendLine("| file system | files | size | destination | logging | stock Copy (µs per call) | our Copy (µs per call) | ours / stock | ours − stock (µs) | noise (µs) | ours slower beyond noise? | messages taken per call (stock → ours) | what our task said |");
-        md.AppendLine("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|---|");
+        md.AppendLine("| file system | files | size | destination | logging | stock Copy (µs per call) | our Copy (µs per call) | ours / stock | ours − stock (µs) | noise (µs) | ours slower beyond noise? | messages taken per call (stock → ours) |");
+        md.AppendLine("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|");
         var slowdowns = new Slowdowns();
+        int cases = 0;
         foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f)))
         {
             foreach (int files in fileCounts)
@@ -400,9 +415,9 @@ internal static class Report
                             (string difference, string noise, string verdict) = slowdowns.Compare(stock, ours, name, "µs", RatioText(Ratio(ours, stock)));
 
                             string key = CopyCallBenchmarks.Key(fs, files, size, destination, logging);
-                            string said = CopyCallBenchmarks.OurSummaries.TryGetValue(key, out string? s) ? s.Replace("|", "\\|") : "(no summary)";
                             md.AppendLine($"| {fs} | {files} | {Settings.FormatSize(size)} | {destination} | {logging} | {Both(stock)} | {Both(ours)} | {RatioText(Ratio(ours, stock))} | "
-                                + $"{difference} | {noise} | {verdict} | {Messages(key + "|" + nameof(CopyCallBenchmarks.Stock))} → {Messages(key + "|" + nameof(CopyCallBenchmarks.Ours))} | {said} |");
+                                + $"{difference} | {noise} | {verdict} | {Messages(key + "|" + nameof(CopyCallBenchmarks.Stock))} → {Messages(key + "|" + nameof(CopyCallBenchmarks.Ours))} |");
+                            cases++;
                         }
                     }
                 }
@@ -446,13 +461,11 @@ internal static class Report
 
         md.AppendLine("### Where ours is slower");
         md.AppendLine();
-        md.AppendLine(slowdowns.BeyondNoise.Count == 0
-            ? "- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): nowhere."
-            : $"- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): {string.Join("; ", slowdowns.BeyondNoise)}.");
+        md.AppendLine($"- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): {(slowdowns.BeyondNoise.Count == 0 ? "nowhere" : $"{slowdowns.BeyondNoise.Count} of {cases} cases, marked in the table's \"ours slower beyond noise?\" column")}.");
         md.AppendLine(slowdowns.BeyondSd.Count == 0
             ? "- Stricter reading (noise = the larger of the two standard deviations): nowhere."
             : $"- Stricter reading (noise = the larger of the two standard deviations): {string.Join("; ", slowdowns.BeyondSd)}.");
-        md.AppendLine($"- The raw measurements ({RawFileName}) are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
+        md.AppendLine($"- The raw measurements ({RawFileName}, with the summary line our task wrote in each case) are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
         md.AppendLine();
     }
 
