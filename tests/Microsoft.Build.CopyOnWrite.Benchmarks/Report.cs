@@ -425,40 +425,6 @@ internal static class Report
         }
 
         md.AppendLine();
-        int most = fileCounts.LastOrDefault();
-        if (most > 1)
-        {
-            md.AppendLine($"### Per file, {most} files in one call");
-            md.AppendLine();
-            md.AppendLine($"The {most}-file rows above divided by {most}: **microseconds per file**.");
-            md.AppendLine();
-            md.AppendLine("| file system | size | destination | logging | stock Copy (µs per file) | our Copy (µs per file) | ours − stock (µs per file) |");
-            md.AppendLine("|---|---:|---|---|---:|---:|---:|");
-            foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f && k.Files == most)))
-            {
-                foreach (long size in sizes)
-                {
-                    foreach (string destination in destinations)
-                    {
-                        foreach (string logging in LoggingBuildEngine.Levels)
-                        {
-                            Cell? stock = PerCall(fs, most, size, destination, logging, nameof(CopyCallBenchmarks.Stock)) is Cell st ? Scale(st, 1.0 / most) : null;
-                            Cell? ours = PerCall(fs, most, size, destination, logging, nameof(CopyCallBenchmarks.Ours)) is Cell ou ? Scale(ou, 1.0 / most) : null;
-                            if (stock is null && ours is null)
-                            {
-                                continue;
-                            }
-
-                            string difference = stock is not null && ours is not null ? Signed(ours.Median - stock.Median) : "n/a";
-                            md.AppendLine($"| {fs} | {Settings.FormatSize(size)} | {destination} | {logging} | {Both(stock)} | {Both(ours)} | {difference} |");
-                        }
-                    }
-                }
-            }
-
-            md.AppendLine();
-        }
-
         md.AppendLine("### Where ours is slower");
         md.AppendLine();
         md.AppendLine($"- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): {(slowdowns.BeyondNoise.Count == 0 ? "nowhere" : $"{slowdowns.BeyondNoise.Count} of {cases} cases, marked in the table's \"ours slower beyond noise?\" column")}.");
