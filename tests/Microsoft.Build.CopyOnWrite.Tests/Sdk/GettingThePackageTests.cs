@@ -71,7 +71,7 @@ public sealed class GettingThePackageTests
             Assert.AreEqual(sdkHash, Sha256(bytes.ToArray()), "the tool carries another SDK package of the same version than the one beside it");
         }
 
-        Assert.AreEqual(Sha256(File.ReadAllBytes(earlierSdkPackage)), sdkHash, "packing the same tree twice gave two SDK packages of one version");
+        Assert.AreEqual(Sha256(File.ReadAllBytes(earlierSdkPackage)), sdkHash, "packing the same tree at the same commit twice gave two SDK packages of one version (every file's time in the package is the HEAD commit's: a commit between the two packs changes it)");
 
         StringAssert.Contains(pack.Output, $"Packed version {version} into {folder}:");
         StringAssert.Contains(pack.Output, $"dotnet tool install --global Microsoft.Build.CopyOnWrite.Measure --version {version} --add-source {folder}");
