@@ -124,6 +124,8 @@ internal static class Report
             AppendCalls(md, calls, facts);
         }
 
+        md.AppendLine("## Raw measurements");
+        md.AppendLine();
         md.AppendLine($"Every measured iteration (no outlier removed) and every fresh-process run: `{RawFileName}` in the run's artifacts folder (`artifacts/benchmarks/` by default), which the same command writes.");
         md.AppendLine();
         return md.ToString();
