@@ -4,7 +4,6 @@
 # or the folder given first; further arguments go to both dotnet pack commands. It is the release command
 # (CONTRIBUTING.md, "Releasing") and the README's "Get it" command, and it ends by printing the folder, the
 # NuGet.config that makes it a package source, and the tool's install line.
-#   --sdk-only (first argument): the SDK package alone, for the tests that read only it.
 # A clean, deterministic build (ContinuousIntegrationBuild: no build machine's paths in the DLLs and PDBs) in
 # artifacts/pack-build/: apart from the working tree's bin/ and obj/, which may hold a local, non-deterministic
 # build, and inside the repository, so that its own paths map to /_/ like the sources'.
@@ -15,11 +14,6 @@
 # remote when it is a URL; otherwise the package names only the commit.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-sdk_only=false
-if [ "${1:-}" = "--sdk-only" ]; then
-  sdk_only=true
-  shift
-fi
 output="$(realpath -m "${1:-$repo/artifacts/packages}")"
 shift || true
 build="$repo/artifacts/pack-build"
@@ -43,10 +37,6 @@ for argument in "$@"; do
 done
 version=$(dotnet msbuild "$repo/src/Microsoft.Build.CopyOnWrite/Microsoft.Build.CopyOnWrite.csproj" -nologo -getProperty:PackageVersion "${properties[@]}")
 sdk="$output/Microsoft.Build.CopyOnWrite.$version.nupkg"
-if [ "$sdk_only" = true ]; then
-  echo "Packed: $sdk"
-  exit 0
-fi
 dotnet pack "$repo/src/Microsoft.Build.CopyOnWrite.Measure/Microsoft.Build.CopyOnWrite.Measure.csproj" -c Release -nologo -nr:false \
   --artifacts-path "$build" -o "$output" "${deterministic[@]}" -p:BuildProjectReferences=false "$@"
 tool="$output/Microsoft.Build.CopyOnWrite.Measure.$version.nupkg"
