@@ -10,8 +10,8 @@
 #   5. one Copy call in a warm process, ours against MSBuild's own (XFS, ext4): 1, 20 or 200 files of 1 KiB or 1 MiB, into
 #      an empty folder or over files already there, with loggers that take low-importance messages or only normal ones.
 # Makes its own loop-mounted file systems (sparse images under /var/tmp), so it must run as root; unmounts and
-# deletes them at the end, also on failure or Ctrl+C. Writes the report to docs/benchmarks.md (or --out FILE) and
-# prints it. Commits nothing. Needs a quiet machine for numbers worth quoting: the report records the load.
+# deletes them at the end, also on failure or Ctrl+C. Writes the report to docs/results/benchmarks.md (or --out FILE) and
+# prints it, and every raw iteration to artifacts/benchmarks/raw-measurements.md. Commits nothing. Needs a quiet machine for numbers worth quoting: the report records the load.
 #
 #   sudo ./build/benchmark.sh                 # the full run (about 35-40 minutes on a 2-core VM; section 5 about 10 of them)
 #   sudo ./build/benchmark.sh --smoke --out /tmp/smoke.md   # a quick check of the harness (2 rounds, 1 sample run); numbers not for quoting
@@ -100,6 +100,6 @@ fi
 # process the report finds alive is someone else's.
 dotnet build-server shutdown >/dev/null 2>&1 || true
 dotnet "$repo/tests/Microsoft.Build.CopyOnWrite.Benchmarks/bin/Release/net10.0/Microsoft.Build.CopyOnWrite.Benchmarks.dll" \
-  --out "$repo/docs/benchmarks.md" --artifacts "$repo/artifacts/benchmarks" --package "$package" "${sample_args[@]}" "$@" || status=$?
+  --out "$repo/docs/results/benchmarks.md" --artifacts "$repo/artifacts/benchmarks" --package "$package" "${sample_args[@]}" "$@" || status=$?
 echo "benchmark.sh: benchmarks ran for $((SECONDS / 60)) min $((SECONDS % 60)) s (exit code $status)."
 exit "$status"

@@ -2,7 +2,7 @@
 # The main job: pack the SDK and its measurement tool, build samples/Snowball as a user would and print the
 # build-wide summary logger's own line, then measure the sample with the installed tool, side by side:
 # our Copy task against the stock one, on this checkout's file system and (as root) on a fresh XFS volume.
-#   1. dotnet pack of the tool, which packs the SDK of the same version into it; both land in artifacts/packages.
+#   1. build/pack.sh: the SDK and the tool (which carries that same SDK package) into artifacts/packages.
 #   2. dotnet tool install of the tool from that folder into artifacts/tools (a private package cache, so the
 #      packages just made are the ones used).
 #   3. dotnet-cow-measure doctor on the sample: which folders of its build are on which volume, which clone, what to
@@ -24,10 +24,9 @@ rm -rf "$NUGET_PACKAGES/microsoft.build.copyonwrite" "$NUGET_PACKAGES/microsoft.
 started=$(date +%s)
 echo "== Machine: $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-echo "== Packing the SDK and its measurement tool (dotnet-cow-measure)"
-dotnet pack "$repo/src/Microsoft.Build.CopyOnWrite.Measure" -c Release -nologo -v:q -nr:false -o "$artifacts/packages"
+echo "== Packing the SDK and its measurement tool (dotnet-cow-measure): build/pack.sh"
+"$repo/build/pack.sh" "$artifacts/packages" -v:q
 version=$(dotnet msbuild "$repo/src/Microsoft.Build.CopyOnWrite.Measure" -nologo -getProperty:PackageVersion)
-ls "$artifacts/packages/Microsoft.Build.CopyOnWrite.$version.nupkg" "$artifacts/packages/Microsoft.Build.CopyOnWrite.Measure.$version.nupkg"
 
 echo
 echo "== Installing the tool: dotnet tool install Microsoft.Build.CopyOnWrite.Measure --tool-path artifacts/tools"

@@ -165,6 +165,11 @@ internal static class Program
             Console.WriteLine($"Written to {output}");
         }
 
+        Directory.CreateDirectory(artifacts);
+        string raw = Path.Combine(artifacts, Report.RawFileName);
+        File.WriteAllText(raw, Report.BuildRaw(engine, task, calls, fresh));
+        Console.WriteLine($"Raw measurements written to {raw}");
+
         bool allMeasured = new[] { engine, task, calls }.OfType<Summary>().All(s => !s.HasCriticalValidationErrors && s.Reports.All(r => r.ResultStatistics is not null))
             && (only is not "calls" || calls is not null)
             && (calls is null || (calls.Reports.Length > 0 && CopyCallBenchmarks.FileSystems.All(CopyCallBenchmarks.LoggingChecks.ContainsKey)))

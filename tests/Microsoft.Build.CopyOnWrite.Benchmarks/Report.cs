@@ -64,7 +64,7 @@ internal sealed class RunFacts
     public int FreshRounds { get; init; }
 }
 
-/// <summary>Builds docs/benchmarks.md from the two BenchmarkDotNet summaries, the fresh-process runs and the sample's builds.</summary>
+/// <summary>Builds docs/results/benchmarks.md from the two BenchmarkDotNet summaries, the fresh-process runs and the sample's builds.</summary>
 internal static class Report
 {
     private static readonly string[] EngineFileSystems = ["xfs", "btrfs", "ext4"];
@@ -124,10 +124,40 @@ internal static class Report
             AppendCalls(md, calls, facts);
         }
 
+        md.AppendLine("## Raw measurements");
+        md.AppendLine();
+        md.AppendLine($"Every measured iteration (no outlier removed) and every fresh-process run: `{RawFileName}` in the run's artifacts folder (`artifacts/benchmarks/` by default), which the same command writes.");
+        md.AppendLine();
+        return md.ToString();
+    }
+
+    /// <summary>The raw measurements' file, beside BenchmarkDotNet's own artifacts: data, not part of the report in docs/.</summary>
+    public const string RawFileName = "raw-measurements.md";
+
+    /// <summary>Every measured iteration of the BenchmarkDotNet benchmarks and every timed fresh-process run, in ms.</summary>
+    public static string BuildRaw(Summary? engine, Summary? task, Summary? calls, IReadOnlyList<FreshRun> fresh)
+    {
+        var md = new StringBuilder();
+        md.AppendLine("# Benchmarks: raw measurements");
+        md.AppendLine();
         AppendRaw(md, engine, task, calls);
         if (fresh.Count > 0)
         {
             FreshProcessReport.AppendRaw(md, fresh);
+        }
+
+        if (CopyCallBenchmarks.OurSummaries.Count > 0)
+        {
+            md.AppendLine("## What our task said, per case of section 5");
+            md.AppendLine();
+            md.AppendLine("| case | our summary line |");
+            md.AppendLine("|---|---|");
+            foreach ((string key, string said) in CopyCallBenchmarks.OurSummaries.OrderBy(pair => pair.Key, StringComparer.Ordinal))
+            {
+                md.AppendLine($"| {key.Replace("|", " ", StringComparison.Ordinal)} | {said.Replace("|", "\\|", StringComparison.Ordinal)} |");
+            }
+
+            md.AppendLine();
         }
 
         return md.ToString();
@@ -362,9 +392,10 @@ internal static class Report
             md.AppendLine();
         }
 
-        md.AppendLine("| file system | files | size | destination | logging | stock Copy (µs per call) | our Copy (µs per call) | ours / stock | ours − stock (µs) | noise (µs) | ours slower beyond noise? | messages taken per call (stock → ours) | what our task said |");
-        md.AppendLine("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|---|");
+        md.AppendLine("| file system | files | size | destination | logging | stock Copy (µs per call) | our Copy (µs per call) | ours / stock | ours − stock (µs) | noise (µs) | ours slower beyond noise? | messages taken per call (stock → ours) |");
+        md.AppendLine("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|");
         var slowdowns = new Slowdowns();
+        int cases = 0;
         foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f)))
         {
             foreach (int files in fileCounts)
@@ -386,9 +417,9 @@ internal static class Report
                             (string difference, string noise, string verdict) = slowdowns.Compare(stock, ours, name, "µs", RatioText(Ratio(ours, stock)));
 
                             string key = CopyCallBenchmarks.Key(fs, files, size, destination, logging);
-                            string said = CopyCallBenchmarks.OurSummaries.TryGetValue(key, out string? s) ? s.Replace("|", "\\|") : "(no summary)";
                             md.AppendLine($"| {fs} | {files} | {Settings.FormatSize(size)} | {destination} | {logging} | {Both(stock)} | {Both(ours)} | {RatioText(Ratio(ours, stock))} | "
-                                + $"{difference} | {noise} | {verdict} | {Messages(key + "|" + nameof(CopyCallBenchmarks.Stock))} → {Messages(key + "|" + nameof(CopyCallBenchmarks.Ours))} | {said} |");
+                                + $"{difference} | {noise} | {verdict} | {Messages(key + "|" + nameof(CopyCallBenchmarks.Stock))} → {Messages(key + "|" + nameof(CopyCallBenchmarks.Ours))} |");
+                            cases++;
                         }
                     }
                 }
@@ -396,49 +427,13 @@ internal static class Report
         }
 
         md.AppendLine();
-        int most = fileCounts.LastOrDefault();
-        if (most > 1)
-        {
-            md.AppendLine($"### Per file, {most} files in one call");
-            md.AppendLine();
-            md.AppendLine($"The {most}-file rows above divided by {most}: **microseconds per file**.");
-            md.AppendLine();
-            md.AppendLine("| file system | size | destination | logging | stock Copy (µs per file) | our Copy (µs per file) | ours − stock (µs per file) |");
-            md.AppendLine("|---|---:|---|---|---:|---:|---:|");
-            foreach (string fs in TaskFileSystems.Where(f => cells.Keys.Any(k => k.Fs == f && k.Files == most)))
-            {
-                foreach (long size in sizes)
-                {
-                    foreach (string destination in destinations)
-                    {
-                        foreach (string logging in LoggingBuildEngine.Levels)
-                        {
-                            Cell? stock = PerCall(fs, most, size, destination, logging, nameof(CopyCallBenchmarks.Stock)) is Cell st ? Scale(st, 1.0 / most) : null;
-                            Cell? ours = PerCall(fs, most, size, destination, logging, nameof(CopyCallBenchmarks.Ours)) is Cell ou ? Scale(ou, 1.0 / most) : null;
-                            if (stock is null && ours is null)
-                            {
-                                continue;
-                            }
-
-                            string difference = stock is not null && ours is not null ? Signed(ours.Median - stock.Median) : "n/a";
-                            md.AppendLine($"| {fs} | {Settings.FormatSize(size)} | {destination} | {logging} | {Both(stock)} | {Both(ours)} | {difference} |");
-                        }
-                    }
-                }
-            }
-
-            md.AppendLine();
-        }
-
         md.AppendLine("### Where ours is slower");
         md.AppendLine();
-        md.AppendLine(slowdowns.BeyondNoise.Count == 0
-            ? "- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): nowhere."
-            : $"- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): {string.Join("; ", slowdowns.BeyondNoise)}.");
+        md.AppendLine($"- Beyond the noise (the larger of the two tasks' BenchmarkDotNet Error): {(slowdowns.BeyondNoise.Count == 0 ? "nowhere" : $"{slowdowns.BeyondNoise.Count} of {cases} cases, marked in the table's \"ours slower beyond noise?\" column")}.");
         md.AppendLine(slowdowns.BeyondSd.Count == 0
             ? "- Stricter reading (noise = the larger of the two standard deviations): nowhere."
             : $"- Stricter reading (noise = the larger of the two standard deviations): {string.Join("; ", slowdowns.BeyondSd)}.");
-        md.AppendLine($"- The raw measurements below are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
+        md.AppendLine($"- The raw measurements ({RawFileName}, with the summary line our task wrote in each case) are per measurement, that is per {string.Join(", ", fileCounts.Select(f => $"{Plural(CopyCallBenchmarks.CallsPerIteration(f), "call")} of {Plural(f, "file")}"))}.");
         md.AppendLine();
     }
 

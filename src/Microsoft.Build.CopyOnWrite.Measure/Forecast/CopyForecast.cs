@@ -53,7 +53,7 @@ internal sealed record CopyForecast(
     IReadOnlyList<ProjectCopies> Projects)
 {
     /// <summary>
-    /// Below this size a clone saves no time: in this repository's benchmarks (docs/benchmarks.md, section 1) a byte
+    /// Below this size a clone saves no time: in this repository's benchmarks (docs/results/benchmarks.md, section 1) a byte
     /// copy of 16 KiB is as fast as a clone or faster (XFS 0.81x, btrfs 0.99x, ext4's copy 0.75x of the engine's time),
     /// and at the next size measured, 256 KiB, the clone is ahead (XFS 1.64x, btrfs 7.3x). Files up to 16 KiB count as
     /// no gain in time; they still clone and still share their blocks.

@@ -76,7 +76,7 @@ internal sealed class VolumeCatalog
     /// <summary>
     /// The volume <paramref name="path"/> is on, remembered per path as long as a read mount table is believed: finding
     /// it resolves every link on the way (a system call or two per folder of the path), and the task asks about the same
-    /// few folders in every Copy of a project (measured in docs/performance.md: about 50 µs a call before).
+    /// few folders in every Copy of a project (measured before this: about 17 system calls a Copy more than the stock task).
     /// </summary>
     public VolumeLocation Locate(string path)
     {

@@ -5,7 +5,7 @@ using System.Text;
 
 namespace Microsoft.Build.CopyOnWrite.Benchmarks.FreshProcess;
 
-/// <summary>Sections 3 and 4 of docs/benchmarks.md: fresh-process Copies and the sample's builds, against their bars.</summary>
+/// <summary>Sections 3 and 4 of docs/results/benchmarks.md: fresh-process Copies and the sample's builds, against their bars.</summary>
 internal static class FreshProcessReport
 {
     private static readonly string[] FileSystems = ["xfs", "btrfs", "ext4"];
@@ -195,7 +195,7 @@ internal static class FreshProcessReport
             + "know that logger, so it creates every low-importance message in both variants, and ours logs more of them than the stock task (two "
             + "per call: the summary line, which the console logger also writes at `-v:n`, and the data line; and a line per file copied rather "
             + "than cloned). Section 3's \"sample's shape\" table measures the same effect in one process, with MSBuild's default logging and with a "
-            + "diagnostic file logger; docs/precompiled-task.md (\"Fourth round\") what each costs per call in builds like the sample's.");
+            + "diagnostic file logger; docs/precompiled-task.md (\"What a node's first Copy costs now\") what the report lines cost per call.");
         md.AppendLine();
         AppendSampleSplit(md, split);
         if (steps.Count == 0)

@@ -10,7 +10,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Benchmarks;
 
 /// <summary>
 /// The benchmark program (tests/Microsoft.Build.CopyOnWrite.Benchmarks) keeps compiling and running: its one-Copy-call
-/// benchmark (section 5 of docs/benchmarks.md) in its smoke mode, a reduced matrix of 1 and 20 files of 1 KiB, new and
+/// benchmark (section 5 of docs/results/benchmarks.md) in its smoke mode, a reduced matrix of 1 and 20 files of 1 KiB, new and
 /// existing destinations, both loggers, 3 iterations, on ext4 and on XFS. Its numbers are not looked at, only that
 /// every case has them.
 /// </summary>

@@ -118,15 +118,28 @@ public static class SdkPackage
         return result;
     }
 
-    /// <summary>Runs the release command (build/pack.sh) of the repository at <paramref name="repositoryRoot"/>; returns the package's path.</summary>
+    /// <summary>
+    /// The environment build/pack.sh runs in: the build environment, but with the developer's own package cache
+    /// (restoring MSBuild's reference assemblies again per run is slow).
+    /// </summary>
+    public static IDictionary<string, string?> PackEnvironment
+    {
+        get
+        {
+            IDictionary<string, string?> environment = BuildEnvironment;
+            environment.Remove("NUGET_PACKAGES");
+            return environment;
+        }
+    }
+
+    /// <summary>Runs the release command (build/pack.sh) of the repository at <paramref name="repositoryRoot"/>; returns the SDK package's path.</summary>
     public static string PackWithReleaseCommand(string repositoryRoot, string outputFolder)
     {
-        // Packed with the developer's own package cache: restoring MSBuild's reference assemblies again per run is slow.
-        IDictionary<string, string?> environment = BuildEnvironment;
-        environment.Remove("NUGET_PACKAGES");
+        IDictionary<string, string?> environment = PackEnvironment;
         ProcessResult pack = ProcessRunner.Run("bash", [Path.Combine(repositoryRoot, "build", "pack.sh"), outputFolder], repositoryRoot, environment, TimeSpan.FromMinutes(10));
         Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
-        return Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single();
+        // The folder holds the tool's package too (Microsoft.Build.CopyOnWrite.Measure.<version>.nupkg).
+        return Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]"));
     }
 
     private static (string, string) Pack()

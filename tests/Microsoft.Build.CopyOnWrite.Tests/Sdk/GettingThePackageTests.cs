@@ -1,4 +1,10 @@
+using System;
 using System.IO;
+using System.IO.Compression;
+using System.Linq;
+using System.Security.Cryptography;
+using System.Text.RegularExpressions;
+using System.Xml.Linq;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -25,6 +31,72 @@ public sealed class GettingThePackageTests
 
         repository.AssertOurCopyRan(build);
     }
+
+    /// <summary>
+    /// No version is published, so the README's "Get it" builds both packages from this clone: its command
+    /// (`./build/pack.sh ~/cow-packages`), run as written but into a folder of the test's, not yet made. Both packages
+    /// land there and nothing else; it prints that folder, a NuGet.config naming it as a source (without and with
+    /// packageSourceMapping) and the tool's install line from it; one version is one set of bytes (the SDK package the
+    /// tool carries is the one beside it, and the same script packed the same bytes earlier in this run); and the
+    /// printed NuGet.config with packageSourceMapping, as printed, lets a repository with an empty package cache build
+    /// with our Copy.
+    /// </summary>
+    [TestMethod]
+    public void The_READMEs_get_it_command_packs_both_packages_into_one_folder_and_prints_how_to_use_them()
+    {
+        const string ReadmeFolder = "~/cow-packages";
+        string[] commands = File.ReadAllLines(Path.Combine(RepositoryLayout.Root, "README.md")).Where(line => line.StartsWith("./build/pack.sh ", StringComparison.Ordinal)).Distinct().ToArray();
+        Assert.AreEqual(1, commands.Length, "the README shows one command that packs: " + string.Join(" | ", commands));
+        StringAssert.Contains(commands[0], ReadmeFolder);
+        string earlierSdkPackage = SdkPackage.PackagePath;
+        string folder = Path.Combine(TestScratch.NewFolder("get-it"), "cow-packages");
+
+        ProcessResult pack = ProcessRunner.Run("bash", ["-c", commands[0].Replace(ReadmeFolder, folder, StringComparison.Ordinal)], RepositoryLayout.Root, SdkPackage.PackEnvironment, TimeSpan.FromMinutes(10));
+
+        Assert.IsTrue(pack.Succeeded, pack.Output);
+        string version = SdkPackage.Version;
+        string sdk = $"Microsoft.Build.CopyOnWrite.{version}.nupkg";
+        string tool = $"Microsoft.Build.CopyOnWrite.Measure.{version}.nupkg";
+        CollectionAssert.AreEquivalent(new[] { sdk, tool }, Directory.GetFiles(folder).Select(Path.GetFileName).ToArray());
+        string sdkHash = Sha256(File.ReadAllBytes(Path.Combine(folder, sdk)));
+        using (ZipArchive toolPackage = ZipFile.OpenRead(Path.Combine(folder, tool)))
+        {
+            ZipArchiveEntry carried = toolPackage.Entries.Single(entry => entry.FullName.EndsWith("/sdk/" + sdk, StringComparison.Ordinal));
+            using var bytes = new MemoryStream();
+            using (Stream stream = carried.Open())
+            {
+                stream.CopyTo(bytes);
+            }
+
+            Assert.AreEqual(sdkHash, Sha256(bytes.ToArray()), "the tool carries another SDK package of the same version than the one beside it");
+        }
+
+        Assert.AreEqual(Sha256(File.ReadAllBytes(earlierSdkPackage)), sdkHash, "packing the same tree at the same commit twice gave two SDK packages of one version (every file's time in the package is the HEAD commit's: a commit between the two packs changes it)");
+
+        StringAssert.Contains(pack.Output, $"Packed version {version} into {folder}:");
+        StringAssert.Contains(pack.Output, $"dotnet tool install --global Microsoft.Build.CopyOnWrite.Measure --version {version} --add-source {folder}");
+        XDocument[] configs = Regex.Matches(pack.Output, @"<\?xml.*?</configuration>", RegexOptions.Singleline).Select(match => XDocument.Parse(match.Value)).ToArray();
+        Assert.AreEqual(2, configs.Length, "a NuGet.config without and one with packageSourceMapping:\n" + pack.Output);
+        foreach (XDocument config in configs)
+        {
+            Assert.AreEqual(folder, config.Descendants("add").Single(add => (string?)add.Attribute("key") == "copy-on-write").Attribute("value")?.Value);
+        }
+
+        Assert.IsFalse(configs[0].Descendants("packageSourceMapping").Any());
+        string[] mapped = configs[1].Descendants("packageSource").Single(source => (string?)source.Attribute("key") == "copy-on-write").Elements("package").Select(package => (string)package.Attribute("pattern")!).ToArray();
+        CollectionAssert.AreEquivalent(new[] { "Microsoft.Build.CopyOnWrite", "Microsoft.Build.CopyOnWrite.Measure" }, mapped);
+
+        string readme = File.ReadAllText(Path.Combine(RepositoryLayout.Root, "README.md"));
+        StringAssert.Contains(readme, "<add key=\"copy-on-write\" value=", "the README shows the NuGet.config the command prints");
+        StringAssert.Contains(readme, "<packageSource key=\"copy-on-write\"><package pattern=\"Microsoft.Build.CopyOnWrite\" /></packageSource>", "and its mapping");
+        StringAssert.Contains(readme, $"--add-source {ReadmeFolder}", "and installs the tool from the same folder");
+
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("get-it-repository"), PackageRoute.SdkElement, packageCache: TestScratch.NewFolder("empty-package-cache"));
+        repository.Write("NuGet.config", configs[1].ToString());
+        repository.AssertOurCopyRan(repository.TryBuild());
+    }
+
+    private static string Sha256(byte[] bytes) => Convert.ToHexString(SHA256.HashData(bytes));
 
     /// <summary>Central package management keeps versions out of project files, so the plain PackageReference snippet fails there.</summary>
     [TestMethod]
