@@ -53,7 +53,7 @@ internal static class BuildFolders
         else if (Directory.Exists(path))
         {
             start = path;
-            project = FirstProject(path);
+            project = ProjectMSBuildWouldBuildIn(path);
             if (project is null)
             {
                 problem = "no project found (no .csproj, .fsproj or .vbproj in this folder or three folders below it); name the repository's folder, a solution or a project file.";
@@ -194,6 +194,21 @@ internal static class BuildFolders
     /// <summary>A path MSBuild gave relative to the project (with \ as it writes them on every OS) as a full path here.</summary>
     private static string InFolder(string folder, string path)
         => Path.GetFullPath(Path.Combine(folder, OperatingSystem.IsWindows() ? path : path.Replace('\\', '/'))).TrimEnd(Path.DirectorySeparatorChar);
+
+    /// <summary>
+    /// The project whose outputs the doctor checks for a folder, by the rule both doors follow (README, "Ask the doctor"):
+    /// what `dotnet build` would build there, so the project file in the folder, else the first project of the one
+    /// solution in it, as the CopyOnWriteDoctor target run there reports it; with neither, the first project file below.
+    /// </summary>
+    private static string? ProjectMSBuildWouldBuildIn(string folder)
+    {
+        string[] here = SafeFiles(folder).ToArray();
+        string[] projects = here.Where(f => Path.GetExtension(f) is ".csproj" or ".fsproj" or ".vbproj").ToArray();
+        string[] solutions = here.Where(f => Path.GetExtension(f) is ".sln" or ".slnx").ToArray();
+        return projects.Length == 1 ? projects[0]
+            : projects.Length == 0 && solutions.Length == 1 ? SolutionProjects(solutions[0]).FirstOrDefault(File.Exists) ?? FirstProject(folder)
+            : FirstProject(folder);
+    }
 
     /// <summary>The first project file, breadth first, three folders deep at most (a repository's src/App/App.csproj).</summary>
     private static string? FirstProject(string repository)

@@ -49,14 +49,13 @@ internal static class DoctorCommand
         {
             folders, json, requireClone, copiesFrom, selfTest, selfTestJson, selfTestMarkdown,
         };
-        // Ctrl-C cancels (the self-test then removes its files and stops the processes it started) instead of ending the process.
-        command.SetAction((result, cancellation) => System.Threading.Tasks.Task.Run(
-            () =>
-            {
-                var selfTestFiles = result.GetValue(selfTest) ? (result.GetValue(selfTestJson), result.GetValue(selfTestMarkdown)) : ((string?, string?)?)null;
-                return Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error, result.GetValue(copiesFrom) ?? [], selfTestFiles, cancellation);
-            },
-            System.Threading.CancellationToken.None));
+        // Ctrl-C cancels (the self-test then removes its files and stops the processes it started) instead of ending the
+        // process. Run on the calling thread, as before: a test holds the probe's system call on the main thread (strace).
+        command.SetAction((result, cancellation) =>
+        {
+            var selfTestFiles = result.GetValue(selfTest) ? (result.GetValue(selfTestJson), result.GetValue(selfTestMarkdown)) : ((string?, string?)?)null;
+            return System.Threading.Tasks.Task.FromResult(Run(result.GetValue(folders) ?? [], result.GetValue(json), result.GetValue(requireClone), Console.Out, Console.Error, result.GetValue(copiesFrom) ?? [], selfTestFiles, cancellation));
+        });
         return command;
     }
 
@@ -76,6 +75,12 @@ internal static class DoctorCommand
         IEnumerable<CheckedFolder> checkedFolders = BuildFolders.Of(repository, project!, folders.Length > 1 ? folders[1..] : [])
             .Concat((copiesFrom ?? []).Select(f => new CheckedFolder(FolderRole.CopiedFrom, Path.GetFullPath(f))));
         DoctorCheck check = DoctorCheck.Run(checkedFolders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, BuildFolders.FactsOf(project!));
+        if (cancellation.IsCancellationRequested)
+        {
+            error.WriteLine("dotnet-cow-measure: doctor: cancelled; the check left no file behind.");
+            return Program.MeasurementFailed;
+        }
+
         output.WriteLine($"Repository: {repository} (the nearest folder with a Directory.Build.props, else the folder named); outputs: those of {project}.");
         foreach (string line in DoctorReport.Lines(check))
         {

@@ -4,6 +4,7 @@ using System.IO;
 using System.Linq;
 using System.Text.Json;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
+using Microsoft.Build.CopyOnWrite.Measure.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -324,6 +325,64 @@ public sealed class DoctorCommandTests
         }
 
         StringAssert.Contains(output, $"git clone <repository> {proposed}/src/<name>");
+    }
+
+    /// <summary>
+    /// One rule for which project's outputs the doctor checks, in both doors: in a folder holding one solution, its
+    /// first project, as the CopyOnWriteDoctor target run there reports it, although another project comes first in
+    /// the folder (App/ before App.Tests/, which the solution lists first).
+    /// </summary>
+    [TestMethod]
+    public void In_a_solution_folder_the_target_and_the_tool_check_the_same_project_and_print_the_same_folders()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = xfs.NewFolder("two-doors");
+        string packageCache = xfs.NewFolder("packages");
+        File.WriteAllText(Path.Combine(repository, "NuGet.config"), $"""
+            <?xml version="1.0" encoding="utf-8"?>
+            <configuration>
+              <config><add key="globalPackagesFolder" value="{packageCache}" /></config>
+              <packageSources><clear /><add key="local" value="{InstalledTool.PackageFolder}" /></packageSources>
+            </configuration>
+            """);
+        File.WriteAllText(Path.Combine(repository, "global.json"), $$"""{ "msbuild-sdks": { "Microsoft.Build.CopyOnWrite": "{{InstalledTool.Version}}" } }""");
+        File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), """<Project><Sdk Name="Microsoft.Build.CopyOnWrite" /></Project>""");
+        foreach (string name in new[] { "App", "App.Tests" })
+        {
+            Directory.CreateDirectory(Path.Combine(repository, name));
+            File.WriteAllText(Path.Combine(repository, name, name + ".csproj"), """<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><TargetFramework>net10.0</TargetFramework></PropertyGroup></Project>""");
+        }
+
+        File.WriteAllText(Path.Combine(repository, "App.slnx"), """<Solution><Project Path="App.Tests/App.Tests.csproj" /><Project Path="App/App.csproj" /></Solution>""");
+        var environment = new Dictionary<string, string?>
+        {
+            ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1", ["MSBUILDDISABLENODEREUSE"] = "1", ["DOTNET_CLI_USE_MSBUILD_SERVER"] = "0", ["MSBUILDTERMINALLOGGER"] = "off",
+            ["MSBuildExtensionsPath"] = null, ["MSBuildSDKsPath"] = null, ["MSBUILD_EXE_PATH"] = null,
+        };
+
+        ProcessResult target = ProcessRunner.Run("dotnet", ["msbuild", "-restore", "-t:CopyOnWriteDoctor", "-nologo", "-p:CopyOnWriteDoctorJson=target.json"], repository, environment, TimeSpan.FromMinutes(5));
+        ToolRun tool = InstalledTool.Run(repository, ["doctor", "--json", "tool.json"]);
+
+        Assert.IsTrue(target.Succeeded, target.Output);
+        Assert.AreEqual(0, tool.ExitCode, tool.Output + tool.Error);
+        string[] targetFolders = Folders(Path.Combine(repository, "target.json"));
+        string[] toolFolders = Folders(Path.Combine(repository, "tool.json"));
+        Assert.IsTrue(targetFolders.Any(row => row.StartsWith("buildOutput " + Path.Combine(repository, "App.Tests", "bin"), StringComparison.Ordinal)), "the solution's first project:\n" + string.Join("\n", targetFolders));
+        CollectionAssert.AreEqual(targetFolders, toolFolders, $"""
+            the two doors checked different folders:
+            target: {string.Join(" | ", targetFolders)}
+            tool:   {string.Join(" | ", toolFolders)}
+            """);
+    }
+
+    /// <summary>"role path" of each folder a doctor's JSON report checked, sorted.</summary>
+    private static string[] Folders(string json)
+    {
+        using JsonDocument report = JsonDocument.Parse(File.ReadAllText(json));
+        return report.RootElement.GetProperty("folders").EnumerateArray()
+            .Select(folder => $"{folder.GetProperty("role").GetString()} {folder.GetProperty("path").GetString()!.TrimEnd('/')}")
+            .Order(StringComparer.Ordinal)
+            .ToArray();
     }
 
     private static (int Exit, string Output) Doctor(params string[] arguments)
