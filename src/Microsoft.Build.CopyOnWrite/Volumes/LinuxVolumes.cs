@@ -101,8 +101,41 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
             : null;
     }
 
-    public IReadOnlyList<VolumeLocation> MountedVolumes()
-        => Mounts().Where(m => ClonesSometimes.Contains(m.FileSystem)).OrderBy(m => m.Point, StringComparer.Ordinal).Select(m => new VolumeLocation(m.Point, m.FileSystem, m.Device)).ToList();
+    public IReadOnlyList<VolumeLocation> MountedVolumesUsersKeep()
+        => Mounts()
+            .Where(m => ClonesSometimes.Contains(m.FileSystem) && !IsScratch(m.Point, LoopImageOf(m.Source)))
+            .OrderBy(m => m.Point, StringComparer.Ordinal)
+            .Select(m => new VolumeLocation(m.Point, m.FileSystem, m.Device))
+            .ToList();
+
+    /// <summary>Whether a mount point, or the image file a loop device reads (null: none), lies in a temp folder.</summary>
+    internal static bool IsScratch(string mountPoint, string? loopImage)
+    {
+        string[] temporary = [Path.GetTempPath(), "/tmp/", "/var/tmp/"];
+        return temporary.Any(folder => InFolder(mountPoint, folder) || (loopImage is not null && InFolder(loopImage, folder)));
+
+        static bool InFolder(string path, string folder)
+            => (path.TrimEnd('/') + "/").StartsWith(folder.TrimEnd('/') + "/", StringComparison.Ordinal);
+    }
+
+    /// <summary>The image file a loop device (/dev/loopN, as mounted) reads its blocks from, or null for any other source.</summary>
+    private static string? LoopImageOf(string? source)
+    {
+        if (source is null || !source.StartsWith("/dev/loop", StringComparison.Ordinal))
+        {
+            return null;
+        }
+
+        try
+        {
+            string backingFile = $"/sys/block/{Path.GetFileName(source)}/loop/backing_file";
+            return File.Exists(backingFile) ? File.ReadAllText(backingFile).Trim() : null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return null;
+        }
+    }
 
     // The file systems that can clone on Linux (XFS only when made with reflink, which a probe tells).
     private static readonly HashSet<string> ClonesSometimes = new(StringComparer.Ordinal) { "xfs", "btrfs", "bcachefs", "ocfs2" };
@@ -261,7 +294,11 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
 
             int separator = Array.IndexOf(fields, "-", 6);
             string point = Unescape(fields[4]);
-            mounts[point] = new Mount(point, separator > 0 && separator + 1 < fields.Length ? fields[separator + 1] : "unknown", fields[2].Contains(':') ? fields[2] : null);
+            mounts[point] = new Mount(
+                point,
+                separator > 0 && separator + 1 < fields.Length ? fields[separator + 1] : "unknown",
+                fields[2].Contains(':') ? fields[2] : null,
+                separator > 0 && separator + 2 < fields.Length ? Unescape(fields[separator + 2]) : null);
         }
 
         return mounts.Values;
@@ -291,6 +328,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
     };
 
     /// <param name="Device">The file system's major:minor (mountinfo's third field), shared by every mount of it.</param>
-    internal sealed record Mount(string Point, string FileSystem, string? Device);
+    /// <param name="Source">What was mounted (the field after the file system): a device such as /dev/loop3, or null.</param>
+    internal sealed record Mount(string Point, string FileSystem, string? Device, string? Source = null);
 }
 #endif

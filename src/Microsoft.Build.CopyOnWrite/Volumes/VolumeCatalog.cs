@@ -138,7 +138,7 @@ internal sealed class VolumeCatalog
     }
 
     /// <summary>The mounted volumes whose file system can clone, where the OS can list them (Linux); empty elsewhere.</summary>
-    public IReadOnlyList<VolumeLocation> VolumesThatMayClone() => _inspector is IListsVolumes lister ? lister.MountedVolumes() : [];
+    public IReadOnlyList<VolumeLocation> VolumesThatMayClone() => _inspector is IListsVolumes lister ? lister.MountedVolumesUsersKeep() : [];
 
     /// <summary>Whether two paths are on one file system, which a clone needs (<see cref="CloneRule.SameFileSystem(VolumeLocation, VolumeLocation)"/>).</summary>
     public bool SameVolume(string first, string second)

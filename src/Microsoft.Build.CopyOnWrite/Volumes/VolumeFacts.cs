@@ -60,6 +60,10 @@ internal interface IVolumeInspector
 /// <summary>An inspector that can list the volumes mounted on this machine (Linux: the mount table).</summary>
 internal interface IListsVolumes
 {
-    /// <summary>The mounted volumes whose file system can clone on this OS (some only when made so: a probe tells), by mount point.</summary>
-    IReadOnlyList<VolumeLocation> MountedVolumes();
+    /// <summary>
+    /// The mounted volumes whose file system can clone on this OS (some only when made so: a probe tells), by mount
+    /// point, that a user keeps: none mounted in a temp folder, nor made of an image file that lives in one (another
+    /// job's scratch volume, gone when that job ends).
+    /// </summary>
+    IReadOnlyList<VolumeLocation> MountedVolumesUsersKeep();
 }

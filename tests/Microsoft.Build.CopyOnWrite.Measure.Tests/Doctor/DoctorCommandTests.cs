@@ -119,7 +119,7 @@ public sealed class DoctorCommandTests
     public void A_repository_on_ext4_fails_require_clone_with_exit_code_3_and_names_the_volume_that_clones_here()
     {
         LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
-        LoopFileSystem xfs = LoopFileSystems.Xfs; // mounted before the doctor looks
+        using LoopFileSystem xfs = LoopFileSystems.RequireNew("xfs", 1024, LoopFileSystems.KeptFolder); // mounted before the doctor looks
         string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
 
         (int exit, string output) = Doctor(repository, "--require-clone");
@@ -292,8 +292,8 @@ public sealed class DoctorCommandTests
     public void On_ext4_it_proposes_the_volume_that_clones_and_already_holds_the_package_cache_and_says_why()
     {
         LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
-        LoopFileSystem xfs = LoopFileSystems.Xfs; // another volume that clones, mounted before the doctor looks
-        LoopFileSystem btrfs = LoopFileSystems.Btrfs;
+        using LoopFileSystem xfs = LoopFileSystems.RequireNew("xfs", 1024, LoopFileSystems.KeptFolder); // another volume that clones, mounted before the doctor looks
+        using LoopFileSystem btrfs = LoopFileSystems.RequireNew("btrfs", 1024, LoopFileSystems.KeptFolder);
         string repository = Repository(ext4, packageCache: btrfs.NewFolder("packages"));
 
         (int exit, string output) = Doctor(repository);
@@ -307,8 +307,8 @@ public sealed class DoctorCommandTests
     public void On_ext4_with_nothing_of_the_build_on_a_volume_that_clones_it_proposes_the_one_with_the_most_free_space_and_says_so()
     {
         LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
-        LoopFileSystem xfs = LoopFileSystems.Xfs; // two volumes that clone, both mounted before the doctor looks
-        LoopFileSystem btrfs = LoopFileSystems.Btrfs;
+        using LoopFileSystem xfs = LoopFileSystems.RequireNew("xfs", 1024, LoopFileSystems.KeptFolder); // two volumes that clone, both mounted before the doctor looks
+        using LoopFileSystem btrfs = LoopFileSystems.RequireNew("btrfs", 2048, LoopFileSystems.KeptFolder);
         string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
 
         (int exit, string output) = Doctor(repository);
@@ -325,6 +325,28 @@ public sealed class DoctorCommandTests
         }
 
         StringAssert.Contains(output, $"git clone <repository> {proposed}/src/<name>");
+    }
+
+    /// <summary>
+    /// A volume in a temp folder, or made of an image file that lives in one, is another job's scratch (the tests' own
+    /// volumes, a benchmark's): gone when that job ends, never the place to move a repository to.
+    /// </summary>
+    [TestMethod]
+    public void On_ext4_it_never_proposes_a_volume_mounted_in_a_temp_folder_or_made_of_an_image_there()
+    {
+        LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
+        LoopFileSystem inTemp = LoopFileSystems.Xfs; // mounted in /var/tmp, as the tests' shared volumes are
+        using LoopFileSystem imageInTemp = LoopFileSystems.RequireNew("btrfs", 1024, imageFolder: LoopFileSystems.ScratchFolder, mountFolder: LoopFileSystems.KeptFolder);
+        string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
+
+        (int exit, string output) = Doctor(repository);
+
+        Assert.AreEqual(0, exit, output);
+        foreach (string scratch in new[] { inTemp.MountPoint, imageInTemp.MountPoint })
+        {
+            Assert.IsFalse(output.Contains("put the repository and the package cache on " + scratch, StringComparison.Ordinal), $"{scratch} is scratch, yet proposed:\n{output}");
+            Assert.IsFalse(output.Contains($"git clone <repository> {scratch}/", StringComparison.Ordinal), $"{scratch} is scratch, yet proposed:\n{output}");
+        }
     }
 
     /// <summary>

@@ -58,7 +58,7 @@ public sealed class DoctorCheckTests
     public void A_repository_on_ext4_on_a_machine_with_an_XFS_volume_is_told_to_move_there_not_to_make_one()
     {
         LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
-        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        using LoopFileSystem xfs = LoopFileSystems.RequireNew("xfs", 1024, LoopFileSystems.KeptFolder); // as a user keeps one: none in a temp folder is proposed
         string repository = ext4.NewFolder("repo");
 
         DoctorCheck check = LinuxCheck(new CheckedFolder(FolderRole.Repository, repository));
@@ -162,7 +162,7 @@ public sealed class DoctorCheckTests
     [TestMethod]
     public void The_NET_installation_a_fallback_folder_and_a_proposed_volume_get_no_probe_file_and_are_answered_from_the_volumes_flags()
     {
-        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        using LoopFileSystem xfs = LoopFileSystems.RequireNew("xfs", 1024, LoopFileSystems.KeptFolder); // proposable: not in a temp folder
         LoopFileSystem btrfs = LoopFileSystems.Btrfs;
         string repository = LoopFileSystems.Ext4.NewFolder("repo");
         string dotnet = xfs.NewFolder("dotnet");

@@ -45,7 +45,7 @@ public sealed class DoctorTargetTests
     [TestMethod]
     public void With_CopyOnWriteDoctorRequireClone_a_repository_on_ext4_fails_with_COW005_and_the_reason()
     {
-        LoopFileSystem xfs = LoopFileSystems.Xfs; // mounted before the doctor looks
+        using LoopFileSystem xfs = LoopFileSystems.RequireNew("xfs", 1024, LoopFileSystems.KeptFolder); // mounted before the doctor looks, not in a temp folder
         ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Ext4.NewFolder("doctor"), PackageRoute.PackageReference);
 
         ProcessResult doctor = repository.Dotnet(null, "msbuild", "Lib.csproj", "-restore", "-t:CopyOnWriteDoctor", "-p:CopyOnWriteDoctorRequireClone=true", "-nologo", "-nr:false");
@@ -54,7 +54,7 @@ public sealed class DoctorTargetTests
         StringAssert.Contains(doctor.Output, "error COW005: CopyOnWrite: this repository cannot clone what it builds");
         StringAssert.Contains(doctor.Output, "(ext4), which cannot clone");
         StringAssert.Contains(doctor.Output, "This machine already has");
-        StringAssert.Contains(doctor.Output, $"{xfs.MountPoint} (xfs)", "the test run's XFS volume is one that clones");
+        StringAssert.Contains(doctor.Output, $"{xfs.MountPoint} (xfs)", "the test's XFS volume is one that clones");
     }
 
     [TestMethod]

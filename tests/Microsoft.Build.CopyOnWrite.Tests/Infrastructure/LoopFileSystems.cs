@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Concurrent;
 using System.IO;
+using System.Linq;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
@@ -75,10 +76,13 @@ public static class LoopFileSystems
         return fileSystem!;
     }
 
-    /// <summary>A small file system of its own, e.g. to fill it up; dispose it to unmount.</summary>
-    public static LoopFileSystem RequireNew(string kind, int sizeMiB)
+    /// <summary>
+    /// A file system of its own, e.g. to fill it up; dispose it to unmount. Its image and mount point are in
+    /// <see cref="ScratchFolder"/> unless named: <see cref="KeptFolder"/> for a volume as a user keeps one.
+    /// </summary>
+    public static LoopFileSystem RequireNew(string kind, int sizeMiB, string? imageFolder = null, string? mountFolder = null)
     {
-        (LoopFileSystem? fileSystem, string? problem) = TryCreate(kind, sizeMiB);
+        (LoopFileSystem? fileSystem, string? problem) = TryCreate(kind, sizeMiB, imageFolder, mountFolder);
         if (fileSystem is null)
         {
             Assert.Inconclusive($"SKIPPED: this test needs a loop-mounted {kind} file system of {sizeMiB} MiB, and none could be made: {problem}");
@@ -93,9 +97,20 @@ public static class LoopFileSystems
         {
             fileSystem.Dispose();
         }
+
+        if (Directory.Exists(KeptFolder) && !Directory.EnumerateFileSystemEntries(KeptFolder).Any())
+        {
+            Directory.Delete(KeptFolder);
+        }
     }
 
-    private static (LoopFileSystem?, string?) TryCreate(string kind, int sizeMiB)
+    /// <summary>Where the tests' volumes live by default: images on the machine's own disk, not in /tmp, which may be a tmpfs of limited size.</summary>
+    public static string ScratchFolder => Path.Combine("/var/tmp", $"cow-tests-{Environment.ProcessId}");
+
+    /// <summary>A folder outside every temp folder, for a volume as a user keeps one (the doctor proposes no scratch volume).</summary>
+    public static string KeptFolder => Path.Combine("/mnt", $"cow-tests-{Environment.ProcessId}");
+
+    private static (LoopFileSystem?, string?) TryCreate(string kind, int sizeMiB, string? imageFolder = null, string? mountFolder = null)
     {
         if (!OperatingSystem.IsLinux())
         {
@@ -116,12 +131,9 @@ public static class LoopFileSystems
             _ => throw new ArgumentException($"Unknown file system kind {kind}", nameof(kind)),
         };
 
-        // Images live on the machine's own disk, not in /tmp, which may be a tmpfs of limited size.
-        string folder = Path.Combine("/var/tmp", $"cow-tests-{Environment.ProcessId}");
-        Directory.CreateDirectory(folder);
         string id = kind + "-" + Guid.NewGuid().ToString("N")[..6];
-        string image = Path.Combine(folder, id + ".img");
-        string mountPoint = Path.Combine(folder, id);
+        string image = Path.Combine(Directory.CreateDirectory(imageFolder ?? ScratchFolder).FullName, id + ".img");
+        string mountPoint = Path.Combine(Directory.CreateDirectory(mountFolder ?? imageFolder ?? ScratchFolder).FullName, id);
         Directory.CreateDirectory(mountPoint);
         using (FileStream stream = File.Create(image))
         {
