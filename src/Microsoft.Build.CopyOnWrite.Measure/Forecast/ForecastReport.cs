@@ -136,7 +136,7 @@ internal static class ForecastReport
     /// <summary>Why files are clones already, and what our SDK adds where they are: no disk, no time.</summary>
     private static string AlreadyText(CopyForecast f)
         => (f.OurCopyTasks == f.CopyTasks ? "our Copy cloned them" : "the build's Copy cloned them (MSBuild's own Copy clones there: File.Copy on Linux and macOS, CopyFile on a Windows 11 24H2 Dev Drive)")
-            + ": our SDK saves no disk or time on them; it adds knowing and reporting what cloned, Required on CI, atomic replace";
+            + ": not written, thanks to clones, with or without our SDK; over MSBuild's own Copy our SDK saves no disk or time on them, and adds knowing what cloned, Required on CI, atomic replace";
 
     private static string Volume(BuildVolume v) => $"{v.MountPoint} ({v.FileSystem}{(OperatingSystem.IsLinux() ? ", dev " + v.Key : string.Empty)})";
 

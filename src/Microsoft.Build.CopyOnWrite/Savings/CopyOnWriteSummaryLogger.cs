@@ -184,11 +184,12 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             parts.Add($"{Files(_upToDateFiles)} already up to date" + (_clonedFiles + _copiedFiles + _linkedFiles == 0 ? ", nothing cloned or copied" : string.Empty));
         }
 
-        // What a clone saves is the writing: its bytes stay shared with the source. Not a gain over MSBuild's own Copy,
-        // which clones too where File.Copy does (Linux, macOS, recent Windows on ReFS / Dev Drive).
+        // One vocabulary with predict and the measurement tool: "not written, thanks to clones" is against a byte copy;
+        // it is no gain over MSBuild's own Copy where File.Copy clones too (Linux, macOS, recent Windows on Dev Drive).
+        const string Baseline = ", thanks to clones (MSBuild's own Copy clones too where .NET's File.Copy does).";
         string notWritten = _clonedFiles == 0 ? string.Empty
-            : _clonedFiles == 1 ? $" The clone shares its source's storage: {FileSizeText.Format(_clonedBytes)} not written."
-            : $" The clones share their sources' storage: {FileSizeText.Format(_clonedBytes)} not written.";
+            : _clonedFiles == 1 ? $" The clone shares its source's storage: {FileSizeText.Format(_clonedBytes)} not written{Baseline}"
+            : $" The clones share their sources' storage: {FileSizeText.Format(_clonedBytes)} not written{Baseline}";
         lines.Add($"CopyOnWrite build summary: {string.Join(", ", parts)}; {_copyTasks} Copy {(_copyTasks == 1 ? "task" : "tasks")} in {_projects.Count} {(_projects.Count == 1 ? "project" : "projects")}.{notWritten}");
 
         lines.AddRange(VolumePairLines());

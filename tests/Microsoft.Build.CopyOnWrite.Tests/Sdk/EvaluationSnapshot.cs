@@ -1,8 +1,9 @@
 using System.Collections.Generic;
 using System.Linq;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.Evaluation;
 
-namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
 /// <summary>
 /// Every property (final value) and every item (type, include and all metadata) of one evaluation of a project by the
