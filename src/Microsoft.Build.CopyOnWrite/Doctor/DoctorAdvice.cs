@@ -25,7 +25,7 @@ internal static class DoctorAdvice
             yield return new Finding(
                 Severity.Error,
                 $"The repository {repository.Folder.Path} is on {Name(home)}, which cannot clone ({home.CloneEvidence}): every file the build copies is copied byte by byte. {where}",
-                clonesElsewhere.Count == 0 ? NewCloneVolume(os) : MoveTo(clonesElsewhere[0], os));
+                clonesElsewhere.Count == 0 ? NewCloneVolume(os) : MoveTo(clonesElsewhere[0], os, CacheOn(clonesElsewhere[0], folders)));
         }
         else if (home.CanClone is null)
         {
@@ -56,6 +56,11 @@ internal static class DoctorAdvice
                     os == AdviceOS.Windows
                         ? [$"setx NUGET_PACKAGES {packages}", "(open a new terminal, then) dotnet restore"]
                         : [$"export NUGET_PACKAGES={packages}   # and in your shell profile", "dotnet restore"])
+                : clonesElsewhere.Count > 0 && CacheOn(clonesElsewhere[0], folders) is not null
+                ? new Finding(
+                    Severity.Info,
+                    $"The NuGet package cache {cache.Folder.Path} is already on {Name(cache.Volume)}, where the repository should go: nothing to move for it.",
+                    [])
                 : new Finding(
                     Severity.Info,
                     $"The NuGet package cache {cache.Folder.Path} is on {Name(cache.Volume)}, another volume than the repository's: once the repository is on a volume that clones, put the package cache there too (NUGET_PACKAGES).",
@@ -154,17 +159,21 @@ internal static class DoctorAdvice
             _ => string.Empty,
         };
 
-    private static IReadOnlyList<string> MoveTo(VolumeFacts volume, AdviceOS os)
+    /// <param name="cacheThere">The package cache where it already is on <paramref name="volume"/> (then it stays), else null.</param>
+    private static IReadOnlyList<string> MoveTo(VolumeFacts volume, AdviceOS os, string? cacheThere)
     {
         bool windows = os == AdviceOS.Windows;
         string root = volume.Root.TrimEnd('/', '\\');
         string separator = windows ? "\\" : "/";
-        return
-        [
-            $"git clone <repository> {root}{separator}src{separator}<name>",
-            windows ? $"setx NUGET_PACKAGES {root}\\packages" : $"export NUGET_PACKAGES={root}/.nuget/packages   # and in your shell profile",
-        ];
+        string clone = $"git clone <repository> {root}{separator}src{separator}<name>";
+        return cacheThere is not null
+            ? [clone]
+            : [clone, windows ? $"setx NUGET_PACKAGES {root}\\packages" : $"export NUGET_PACKAGES={root}/.nuget/packages   # and in your shell profile"];
     }
+
+    /// <summary>The package cache's folder when it is on <paramref name="volume"/>, else null.</summary>
+    private static string? CacheOn(VolumeFacts volume, IReadOnlyList<FolderOnVolume> folders)
+        => folders.FirstOrDefault(f => f.Folder.Role == FolderRole.PackageCache && VolumeCatalog.RootComparer.Equals(f.Volume.Root, volume.Root))?.Folder.Path;
 
     private static IReadOnlyList<string> NewCloneVolume(AdviceOS os) => os switch
     {

@@ -301,6 +301,8 @@ public sealed class DoctorCommandTests
         Assert.AreEqual(0, exit, output);
         StringAssert.Contains(output, $"put the repository and the package cache on {btrfs.MountPoint} (btrfs), which already holds the package cache", $"{xfs.MountPoint} clones too, but holds nothing of the build:\n{output}");
         StringAssert.Contains(output, $"git clone <repository> {btrfs.MountPoint}/src/<name>");
+        Assert.IsFalse(output.Contains("export NUGET_PACKAGES=", StringComparison.Ordinal), "the package cache is already there: no new, empty one to fill again:\n" + output);
+        StringAssert.Contains(output, "is already on " + btrfs.MountPoint + " (btrfs), where the repository should go: nothing to move for it.");
     }
 
     [TestMethod]
