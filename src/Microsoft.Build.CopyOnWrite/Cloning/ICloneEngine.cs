@@ -40,7 +40,7 @@ internal enum FallbackReason
     DifferentVolumes,
     /// <summary>The destination's file system does not support cloning (ext4, tmpfs, NTFS, XFS without reflink...).</summary>
     FileSystemCannotClone,
-    /// <summary>The file system supports cloning but refused this file (immutable, swap file, permissions, clone limit...).</summary>
+    /// <summary>The file system supports cloning but refused this file (immutable, swap file, permissions, clone limit, interrupted on every attempt...).</summary>
     FileSystemRefused,
     /// <summary>Nothing to clone: the source is empty.</summary>
     EmptyFile,

@@ -20,6 +20,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     private const int ReadWriteBufferBytes = 1 << 16;
     private const uint OwnerWrite = 0x80; // S_IWUSR
 
+    /// <summary>How many times a clone is tried when each attempt is interrupted (EINTR) before the file is copied.</summary>
+    internal const int CloneAttempts = 4;
+
     private readonly CloneCapabilityCache _refusals;
     private readonly nuint? _ficlone;
     private readonly int? _unnamedFileFlag;
@@ -265,12 +268,24 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             }
         }
 
-        if (LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0)
+        int errno = Clone(destinationFd, ficlone, sourceFd);
+        if (errno == 0)
         {
             return CloneResult.Cloned(status.Size);
         }
 
-        int errno = Marshal.GetLastPInvokeError();
+        if (errno == LinuxNative.EINTR)
+        {
+            // Interrupted on every attempt: says nothing of the volume, so nothing is remembered and it is no fault; this
+            // file is copied. A clone may have shared part of the extents before it was interrupted: start from empty.
+            if (LinuxNative.ftruncate(destinationFd, 0) != 0)
+            {
+                throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), temporaryPath);
+            }
+
+            return Copied(FallbackReason.FileSystemRefused, $"{Marshal.GetPInvokeErrorMessage(errno)}, {CloneAttempts} times in a row");
+        }
+
         FallbackReason? fallback = CloneErrors.ClassifyLinux(errno);
         if (fallback is not FallbackReason reason)
         {
@@ -297,6 +312,32 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             long bytes = CopyBytes(source, sourceFd, destinationFd, size, sourcePath, temporaryPath, cancellationToken);
             return CloneResult.Copied(bytes, why, detail);
         }
+    }
+
+    /// <summary>
+    /// ioctl(FICLONE): 0, or the errno. A signal may interrupt it (EINTR: a FUSE or network file system waiting on its
+    /// server, the runtime's own signals): that says nothing of the file or the volume, so it is tried again, as
+    /// File.Copy tries again, but only <see cref="CloneAttempts"/> times in all, so a call that is interrupted every
+    /// time (a filter, a signal storm) ends in a copy rather than a loop.
+    /// </summary>
+    private static int Clone(int destinationFd, nuint ficlone, int sourceFd)
+    {
+        int errno = 0;
+        for (int attempt = 0; attempt < CloneAttempts; attempt++)
+        {
+            if (LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0)
+            {
+                return 0;
+            }
+
+            errno = Marshal.GetLastPInvokeError();
+            if (errno != LinuxNative.EINTR)
+            {
+                return errno;
+            }
+        }
+
+        return errno;
     }
 
     private VolumePair VolumesOf(int destinationFd, in LinuxNative.FileStatus source, out long fileSystemType)

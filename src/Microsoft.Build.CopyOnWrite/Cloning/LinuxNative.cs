@@ -86,6 +86,10 @@ internal static unsafe partial class LinuxNative
     [LibraryImport(LibC, SetLastError = true)]
     public static partial nint write(int fd, byte* buffer, nuint count);
 
+    /// <summary>Sets a file's size (64-bit off_t: 64-bit processors only, as is the rest of the engine).</summary>
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial int ftruncate(int fd, long length);
+
     /// <summary>Reads at an offset without moving the file's own (64-bit processors only, as is the rest of the engine).</summary>
     [LibraryImport(LibC, SetLastError = true)]
     public static partial nint pread(int fd, byte* buffer, nuint count, long offset);
