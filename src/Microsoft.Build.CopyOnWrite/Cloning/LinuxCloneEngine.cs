@@ -10,7 +10,9 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
 /// Linux: ioctl(FICLONE) into a new file with no name yet (or a hidden temporary one), else an in-kernel byte
-/// copy (sendfile, which never clones, so "copied" is always true), then File.Copy's metadata (times to the
+/// copy: copy_file_range first, as File.Copy, where no clone can happen between the volumes (another file system, one
+/// that cannot clone), so a network file system copies on its server; else sendfile, which never clones, so "copied"
+/// is always true; then read/write for what neither can read. Then File.Copy's metadata (times to the
 /// nanosecond, permission bits), then the destination's name in one step: linkat for a new destination, an
 /// atomic rename over an existing one. (A new destination of an empty source is created at its name directly.)
 /// </summary>
@@ -22,6 +24,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
     /// <summary>How many times a clone is tried when each attempt is interrupted (EINTR) before the file is copied.</summary>
     internal const int CloneAttempts = 4;
+
+    /// <summary>How many interrupted copy_file_range calls in a row before the copy goes on with sendfile.</summary>
+    private const int InKernelCopyAttempts = 4;
 
     private readonly CloneCapabilityCache _refusals;
     private readonly nuint? _ficlone;
@@ -264,7 +269,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             volumesKnown = true;
             if (_refusals.RememberedRefusal(volumes) is CloneCapabilityCache.Refusal refusal)
             {
-                return Copied(refusal.Reason, refusal.Detail);
+                return Copied(refusal.Reason, refusal.Detail, refusal.InKernelCopyRefused ? null : volumes);
             }
         }
 
@@ -305,13 +310,72 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             _refusals.RememberRefusal(volumes, reason, detail);
         }
 
-        return Copied(reason, detail);
+        return Copied(reason, detail, reason is FallbackReason.DifferentVolumes or FallbackReason.FileSystemCannotClone ? volumes : null);
 
-        CloneResult Copied(FallbackReason why, string? detail)
+        // copyInKernelBetween: the volumes, where the kernel may copy in its own way (copy_file_range), because no clone
+        // can happen between them. Elsewhere (this file refused, interrupted, or no clone call for this processor) a
+        // copy_file_range could share extents where the file system clones (XFS, btrfs), and "copied" would be untrue.
+        CloneResult Copied(FallbackReason why, string? detail, VolumePair? copyInKernelBetween = null)
         {
-            long bytes = CopyBytes(source, sourceFd, destinationFd, size, sourcePath, temporaryPath, cancellationToken);
+            long copied = 0;
+            if (copyInKernelBetween is VolumePair pair && LinuxNative.HasCopyFileRange)
+            {
+                copied = CopyInKernel(sourceFd, destinationFd, size, cancellationToken, out bool refused);
+                if (refused)
+                {
+                    _refusals.RememberInKernelCopyRefused(pair);
+                }
+            }
+
+            long bytes = CopyBytes(source, sourceFd, destinationFd, size, copied, sourcePath, temporaryPath, cancellationToken);
             return CloneResult.Copied(bytes, why, detail);
         }
+    }
+
+    /// <summary>
+    /// copy_file_range from the files' own offsets up to <paramref name="size"/>: the kernel's own copy, which a network
+    /// file system turns into a copy on the server (NFS 4.2, SMB3) and a local one into an in-kernel copy, as File.Copy
+    /// tries it before sendfile. Returns the bytes copied, in as many calls as the kernel needs (a call may copy less
+    /// than asked); the caller goes on from there with sendfile and read/write, from the offsets this leaves, when the
+    /// kernel copies nothing more (0: the file is shorter than its size said) or fails. Every failure falls back, as
+    /// File.Copy's does (a real one meets the plainer call again and is reported there); <paramref name="refused"/>
+    /// says the kernel cannot copy between these files at all (EXDEV between two local file systems since Linux 5.19,
+    /// EOPNOTSUPP, ENOSYS, EINVAL, EBADF, EPERM in a sandbox), worth remembering for the volume pair. An interrupted call
+    /// (EINTR) is tried again a few times in a row before falling back.
+    /// </summary>
+    private static unsafe long CopyInKernel(int sourceFd, int destinationFd, long size, CancellationToken cancellationToken, out bool refused)
+    {
+        const int EPERM = 1, EBADF = 9, EXDEV = 18, EOPNOTSUPP = 95;
+        refused = false;
+        long total = 0;
+        int interruptions = 0;
+        while (total < size)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            nint copied = LinuxNative.copy_file_range(sourceFd, null, destinationFd, null, (nuint)Math.Min(CopyChunkBytes, size - total), 0);
+            if (copied > 0)
+            {
+                total += copied;
+                interruptions = 0;
+                continue;
+            }
+
+            if (copied == 0)
+            {
+                return total; // shorter than its size said: what reading still finds is the content
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno == LinuxNative.EINTR && ++interruptions < InKernelCopyAttempts)
+            {
+                continue;
+            }
+
+            refused = total == 0 && errno is EXDEV or EOPNOTSUPP or LinuxNative.ENOSYS or LinuxNative.EINVAL or EBADF or EPERM;
+            return total;
+        }
+
+        return total;
     }
 
     /// <summary>
@@ -347,13 +411,19 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// Copies the source from its start: in-kernel (sendfile) up to the size statx gave, as File.Copy does;
+    /// Copies the source from where <paramref name="alreadyCopied"/> left the offsets (after <see cref="CopyInKernel"/>):
+    /// in-kernel (sendfile) up to the size statx gave, as File.Copy does;
     /// then, for a file whose size said nothing or did not add up (pseudo files: size 0, content on read),
     /// with plain reads to its real end. A truly empty file costs one read that returns nothing.
     /// </summary>
-    private static long CopyBytes(SafeFileHandle source, int sourceFd, int destinationFd, long size, string sourcePath, string temporaryPath, CancellationToken cancellationToken)
+    private static long CopyBytes(SafeFileHandle source, int sourceFd, int destinationFd, long size, long alreadyCopied, string sourcePath, string temporaryPath, CancellationToken cancellationToken)
     {
-        long total = 0;
+        long total = alreadyCopied;
+        if (size > 0 && total == size)
+        {
+            return total; // all there: the size was right
+        }
+
         while (size > 0)
         {
             cancellationToken.ThrowIfCancellationRequested();
@@ -380,9 +450,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
                 continue;
             }
 
-            if (total == 0 && errno is LinuxNative.EINVAL or LinuxNative.ENOSYS)
+            if (total == alreadyCopied && errno is LinuxNative.EINVAL or LinuxNative.ENOSYS)
             {
-                break; // sendfile cannot read this kind of file: read and write instead
+                break; // sendfile cannot read this kind of file: read and write instead, from where the copy is
             }
 
             throw UnixErrors.ToException(errno, temporaryPath);
