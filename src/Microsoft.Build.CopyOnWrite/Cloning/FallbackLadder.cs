@@ -63,7 +63,7 @@ internal sealed class FallbackLadder : ICloneEngine
     /// <summary>The engine this ladder falls back from.</summary>
     public ICloneEngine Engine => _engine;
 
-    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         (string, string)? volumes = null;
         if (_anyFault)
@@ -79,7 +79,7 @@ internal sealed class FallbackLadder : ICloneEngine
         EngineFault fault;
         try
         {
-            return _engine.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
+            return _engine.CloneOrCopy(sourcePath, destinationPath, cancellationToken, destination);
         }
         catch (Exception e) when (IsFault(e) && !IsContention(e))
         {

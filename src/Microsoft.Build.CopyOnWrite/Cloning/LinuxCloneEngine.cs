@@ -49,10 +49,10 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         _statfs = LinuxNative.StatfsLayoutFor(architecture);
     }
 
-    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         if (_unnamedFileFlag is int unnamedFileFlag && Volatile.Read(ref _unnamedFilesCanBeNamed)
-            && TryCloneOrCopyIntoUnnamedFile(unnamedFileFlag, sourcePath, destinationPath, cancellationToken) is CloneResult done)
+            && TryCloneOrCopyIntoUnnamedFile(unnamedFileFlag, sourcePath, destinationPath, destination, cancellationToken) is CloneResult done)
         {
             return done;
         }
@@ -61,9 +61,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         {
             CloneResult result;
             using (SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status))
-            using (SafeFileHandle destination = UnixFiles.CreateNew(temporaryPath))
+            using (SafeFileHandle temporary = UnixFiles.CreateNew(temporaryPath))
             {
-                result = Fill(source, destination, status, sourcePath, temporaryPath, cancellationToken);
+                result = Fill(source, temporary, status, sourcePath, temporaryPath, cancellationToken);
             }
 
             cancellationToken.ThrowIfCancellationRequested();
@@ -76,15 +76,20 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     /// name only when complete (linkat): one directory operation instead of a temporary name and a rename, and
     /// a crash or kill leaves nothing behind. An existing destination is replaced by naming the file beside it
     /// and renaming it over, as the named path does. Null when the file system has no unnamed files, or this
-    /// system cannot name them (no /proc): the caller then uses a named temporary file.
+    /// system cannot name them (no /proc): the caller then uses a named temporary file. Where the task found a regular
+    /// file at the destination just before (<paramref name="destination"/>), the calls that would only be refused for a
+    /// taken name are not made: the empty file created at its name, and the link at the destination's name (EEXIST,
+    /// every incremental build's files); the file is named beside it and renamed over it at once. Anything the hint
+    /// gets wrong (the destination went away meanwhile) only costs that: a rename onto a free name is as atomic.
     /// </summary>
-    private CloneResult? TryCloneOrCopyIntoUnnamedFile(int unnamedFileFlag, string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    private CloneResult? TryCloneOrCopyIntoUnnamedFile(int unnamedFileFlag, string sourcePath, string destinationPath, EntryKind destination, CancellationToken cancellationToken)
     {
         const int EPERM = 1, ENOENT = 2, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22, EOPNOTSUPP = 95;
         const uint OwnerReadWrite = 0x180; // the final mode is set once the content is in
         string folder = Path.GetDirectoryName(destinationPath) ?? "/";
         using SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status);
-        if (status.IsRegularFile && status.Size == 0 && TryCreateEmptyAtItsName(source, status, sourcePath, destinationPath) is CloneResult empty)
+        bool nameTaken = destination == EntryKind.RegularFile;
+        if (status.IsRegularFile && status.Size == 0 && !nameTaken && TryCreateEmptyAtItsName(source, status, sourcePath, destinationPath) is CloneResult empty)
         {
             return empty;
         }
@@ -100,7 +105,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         CloneResult result = Fill(source, unnamed, status, sourcePath, destinationPath, cancellationToken);
         cancellationToken.ThrowIfCancellationRequested();
 
-        int linkErrno = Name(fd, destinationPath);
+        int linkErrno = nameTaken ? EEXIST : Name(fd, destinationPath);
         if (linkErrno == 0)
         {
             return result;

@@ -209,6 +209,33 @@ public sealed class SystemCallFaultTests
     }
 
     /// <summary>
+    /// Over an existing destination the task has just stat'ed, the engine does not try to name the new file at the
+    /// destination's name (refused: EEXIST) before naming it beside it and renaming it over: one linkat and one rename a
+    /// file, the replacement as atomic as before. 20 files into an empty folder (19 linked at their names, the empty one
+    /// created there), then 20 over them.
+    /// </summary>
+    [TestMethod]
+    [DataRow("xfs")]
+    [DataRow("ext4")]
+    public void Over_an_existing_destination_the_new_file_is_named_once_beside_it_and_renamed_over_it(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("syscall-existing-names");
+        string project = WriteTree(folder);
+        string trace = Path.Combine(folder, "names.strace");
+
+        BuildRun ours = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), Traced(trace, "linkat,rename,renameat,renameat2"), "-p:Out=out-ours");
+
+        Assert.AreEqual(0, ours.ExitCode, ours.ToString());
+        string[] calls = TracedCalls(trace).Where(call => call.Contains("out-ours", StringComparison.Ordinal)).ToArray();
+        string all = string.Join("\n", calls);
+        Assert.AreEqual(0, calls.Count(call => call.Contains("EEXIST", StringComparison.Ordinal)), "no call bound to fail:\n" + all);
+        Assert.AreEqual((Files - 1) + Files, calls.Count(call => call.StartsWith("linkat(", StringComparison.Ordinal)), all);
+        Assert.AreEqual(Files, calls.Count(call => call.StartsWith("rename", StringComparison.Ordinal)), all);
+        AssertSecondSourcesCopied(folder, "out-ours");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    /// <summary>
     /// A copy_file_range that fails after part of the file (a file over the 64 MiB the engine asks for in one call; its
     /// second call is the one that fails) goes on from where it stopped with sendfile: interrupted once it is tried
     /// again, interrupted every time, refused or failing, the rest is copied by sendfile, and the bytes are whole.
@@ -245,8 +272,8 @@ public sealed class SystemCallFaultTests
         Assert.AreEqual(sendfileCalls, calls.Count(call => call.StartsWith("sendfile(", StringComparison.Ordinal) && call.EndsWith($"= {Tail}", StringComparison.Ordinal)), "the tail by sendfile where the kernel's copy gave up:\n" + string.Join("\n", calls));
     }
 
-    private static IReadOnlyList<string> Traced(string traceFile)
-        => ["env", "MSBUILDCOPYTASKPARALLELISM=1", "strace", "-f", "-qq", "-e", "trace=copy_file_range,sendfile", "-o", traceFile];
+    private static IReadOnlyList<string> Traced(string traceFile, string calls = "copy_file_range,sendfile")
+        => ["env", "MSBUILDCOPYTASKPARALLELISM=1", "strace", "-f", "-qq", "-s", "4096", "-e", "trace=" + calls, "-o", traceFile];
 
     /// <summary>The traced calls, each on one line (strace splits a call another thread interrupted: those are joined).</summary>
     private static string[] TracedCalls(string traceFile)

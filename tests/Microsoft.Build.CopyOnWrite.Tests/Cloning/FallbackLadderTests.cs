@@ -363,7 +363,7 @@ public sealed class FallbackLadderTests
 
         public int Calls { get; private set; }
 
-        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
         {
             Calls++;
             if (_fault is not null)

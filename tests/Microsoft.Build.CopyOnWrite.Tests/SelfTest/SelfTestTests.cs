@@ -77,9 +77,9 @@ public sealed class SelfTestTests
 
         public string? Corrupted { get; private set; }
 
-        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
         {
-            CloneResult result = _real.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
+            CloneResult result = _real.CloneOrCopy(sourcePath, destinationPath, cancellationToken, destination);
             if (++_calls == _corruptCall)
             {
                 using var file = new FileStream(destinationPath, FileMode.Open, FileAccess.ReadWrite);
