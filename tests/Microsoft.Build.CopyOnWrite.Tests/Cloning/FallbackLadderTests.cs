@@ -138,12 +138,8 @@ public sealed class FallbackLadderTests
     [TestMethod]
     public void Skipping_the_engine_lasts_as_long_as_a_remembered_refusal_then_it_is_asked_again()
     {
-        string folder = TestScratch.NewFolder("ladder-skip-expires");
-        string source = TestFiles.Write(folder, "a.dll", 1_000);
         long now = 0;
-        var clock = new CloneCapabilityCache(TimeSpan.FromSeconds(30), () => now);
-        var engine = new FailingEngine(new IOException("Unknown error 4242", 4242));
-        var ladder = new FallbackLadder(engine, new PlainFiles(), clock);
+        (FallbackLadder ladder, FailingEngine engine, string folder, string source) = FaultingLadderOnAClock("ladder-skip-expires", () => now);
         CloneResult Copy(int i) => ladder.CloneOrCopy(source, Path.Combine(folder, $"out{i}.dll"), CancellationToken.None);
 
         for (int i = 0; i < 4; i++)
@@ -169,12 +165,8 @@ public sealed class FallbackLadderTests
     [TestMethod]
     public void Faults_far_apart_never_add_up_to_skipping_the_engine()
     {
-        string folder = TestScratch.NewFolder("ladder-faults-apart");
-        string source = TestFiles.Write(folder, "a.dll", 1_000);
         long now = 0;
-        var clock = new CloneCapabilityCache(TimeSpan.FromSeconds(30), () => now);
-        var engine = new FailingEngine(new IOException("Unknown error 4242", 4242));
-        var ladder = new FallbackLadder(engine, new PlainFiles(), clock);
+        (FallbackLadder ladder, FailingEngine engine, string folder, string source) = FaultingLadderOnAClock("ladder-faults-apart", () => now);
 
         for (int i = 0; i < 10; i++)
         {
@@ -352,6 +344,15 @@ public sealed class FallbackLadderTests
 
         Assert.IsInstanceOfType<CopyOnlyEngine>(((FallbackLadder)engine).Engine);
         StringAssert.Contains(fault, "EntryPointNotFoundException");
+    }
+
+    /// <summary>A ladder over an engine that fails every file with an unknown error, forgetting on <paramref name="clock"/> (30 s).</summary>
+    private static (FallbackLadder Ladder, FailingEngine Engine, string Folder, string Source) FaultingLadderOnAClock(string purpose, Func<long> clock)
+    {
+        string folder = TestScratch.NewFolder(purpose);
+        var engine = new FailingEngine(new IOException("Unknown error 4242", 4242));
+        var ladder = new FallbackLadder(engine, new PlainFiles(), new CloneCapabilityCache(TimeSpan.FromSeconds(30), clock));
+        return (ladder, engine, folder, TestFiles.Write(folder, "a.dll", 1_000));
     }
 
     /// <summary>Throws <see cref="_fault"/> for every file (or, without one, copies as the copy-only engine).</summary>

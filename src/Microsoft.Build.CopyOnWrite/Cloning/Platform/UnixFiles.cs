@@ -240,18 +240,4 @@ internal enum EntryKind
 }
 
 /// <summary>Which file a stat found: its device, inode and link count.</summary>
-internal readonly struct EntryIdentity
-{
-    public EntryIdentity(ulong device, ulong inode, uint links)
-    {
-        Device = device;
-        Inode = inode;
-        Links = links;
-    }
-
-    public ulong Device { get; }
-
-    public ulong Inode { get; }
-
-    public uint Links { get; }
-}
+internal readonly record struct EntryIdentity(ulong Device, ulong Inode, uint Links);
