@@ -23,9 +23,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     private const uint OwnerWrite = 0x80; // S_IWUSR
 
     /// <summary>How many times a clone is tried when each attempt is interrupted (EINTR) before the file is copied.</summary>
-    internal const int CloneAttempts = 4;
+    private const int CloneAttempts = 4;
 
-    /// <summary>How many interrupted copy_file_range calls in a row before the copy goes on with sendfile.</summary>
+    /// <summary>How many interrupted copy_file_range (or sendfile) calls in a row before the copy goes on the next plainer way.</summary>
     private const int InKernelCopyAttempts = 4;
 
     private readonly CloneCapabilityCache _refusals;
@@ -429,12 +429,14 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             return total; // all there: the size was right
         }
 
+        int interruptions = 0;
         while (size > 0)
         {
             cancellationToken.ThrowIfCancellationRequested();
             nint sent = LinuxNative.sendfile(destinationFd, sourceFd, 0, (nuint)Math.Min(CopyChunkBytes, Math.Max(size - total, 1)));
             if (sent > 0)
             {
+                interruptions = 0;
                 total += sent;
                 if (total == size)
                 {
@@ -450,9 +452,14 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             }
 
             int errno = Marshal.GetLastPInvokeError();
-            if (errno == LinuxNative.EINTR)
+            if (errno == LinuxNative.EINTR && ++interruptions < InKernelCopyAttempts)
             {
                 continue;
+            }
+
+            if (errno == LinuxNative.EINTR)
+            {
+                break; // interrupted every time (a filter, a signal storm): read and write the rest, never a loop
             }
 
             if (total == alreadyCopied && errno is LinuxNative.EINVAL or LinuxNative.ENOSYS)

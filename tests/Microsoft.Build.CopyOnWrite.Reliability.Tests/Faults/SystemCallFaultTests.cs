@@ -54,6 +54,7 @@ public sealed class SystemCallFaultTests
         ("copy_file_range EIO", ["copy_file_range=EIO"]),
         ("copy_file_range EINTR once", ["copy_file_range=EINTR*1"]),
         ("copy_file_range EINTR always", ["copy_file_range=EINTR"]),
+        ("copy_file_range EXDEV, sendfile EINTR always", ["copy_file_range=EXDEV", "sendfile=EINTR"]),
         ("sendfile EIO", ["sendfile=EIO"]),
         ("fchmod EPERM", ["fchmod=EPERM"]),
         ("fchmod EIO", ["fchmod=EIO"]),
