@@ -95,6 +95,29 @@ internal sealed class CloneCapabilityCache
     }
 
     /// <summary>
+    /// Adds to the remembered clone refusal for this pair that the kernel's own copy (copy_file_range) was refused too
+    /// (EXDEV between two local file systems, EOPNOTSUPP...), so the next files go straight to the plain copy. Forgotten
+    /// with the clone refusal; nothing is remembered where no clone refusal is.
+    /// </summary>
+    public void RememberInKernelCopyRefused(VolumePair volumes)
+    {
+        lock (_writeLock)
+        {
+            Entry[] refusals = _refusals;
+            int index = IndexOf(refusals, volumes);
+            if (index < 0 || refusals[index].Refusal.InKernelCopyRefused)
+            {
+                return;
+            }
+
+            Refusal known = refusals[index].Refusal;
+            var replaced = (Entry[])refusals.Clone();
+            replaced[index] = new Entry(volumes, new Refusal(known.Reason, known.Detail, known.WhenTicks, inKernelCopyRefused: true));
+            Volatile.Write(ref _refusals, replaced);
+        }
+    }
+
+    /// <summary>
     /// False when no refusal was ever remembered for a source on this volume: then there is nothing to look
     /// up, and an engine can skip working out the destination's half of the key (a statfs per file) until a
     /// clone is refused. True can be stale (it is never cleared); that only costs the lookup.
@@ -160,11 +183,12 @@ internal sealed class CloneCapabilityCache
 
     public readonly struct Refusal
     {
-        public Refusal(FallbackReason reason, string? detail, long whenTicks)
+        public Refusal(FallbackReason reason, string? detail, long whenTicks, bool inKernelCopyRefused = false)
         {
             Reason = reason;
             Detail = detail;
             WhenTicks = whenTicks;
+            InKernelCopyRefused = inKernelCopyRefused;
         }
 
         public FallbackReason Reason { get; }
@@ -172,6 +196,9 @@ internal sealed class CloneCapabilityCache
         public string? Detail { get; }
 
         public long WhenTicks { get; }
+
+        /// <summary>Linux: copy_file_range was refused between these volumes too (<see cref="RememberInKernelCopyRefused"/>).</summary>
+        public bool InKernelCopyRefused { get; }
     }
 }
 

@@ -46,12 +46,17 @@ internal static class CloneEngines
     /// The engine <paramref name="make"/> makes of what <paramref name="choose"/> chose, inside the fallback ladder; if
     /// either throws, the copy-only engine (inside the ladder too) and the reason in <paramref name="fault"/>.
     /// </summary>
-    internal static ICloneEngine CreateOrCopyOnly(Func<EngineChoice> choose, Func<EngineChoice, ICloneEngine> make, out string? fault)
+    /// <remarks>
+    /// The engine and the ladder share one refusal cache, whose lifetime and clock also decide when the ladder forgets
+    /// the engine's faults: one notion of time for everything the process remembers about a pair of volumes.
+    /// </remarks>
+    internal static ICloneEngine CreateOrCopyOnly(Func<EngineChoice> choose, Func<EngineChoice, CloneCapabilityCache, ICloneEngine> make, out string? fault)
     {
+        var memory = new CloneCapabilityCache();
         ICloneEngine engine;
         try
         {
-            engine = make(choose());
+            engine = make(choose(), memory);
             fault = null;
         }
         catch (Exception e) when (e is not OutOfMemoryException)
@@ -61,13 +66,15 @@ internal static class CloneEngines
             engine = new CopyOnlyEngine("our clone engine could not start on " + RuntimeInformation.OSDescription);
         }
 
-        return new FallbackLadder(engine, new PlainFiles());
+        return new FallbackLadder(engine, new PlainFiles(), memory);
     }
 
     /// <summary>The chosen engine; a native engine only on its own OS (a test may ask for another OS's choice).</summary>
-    internal static ICloneEngine Create(EngineChoice choice)
+    internal static ICloneEngine Create(EngineChoice choice) => Create(choice, new CloneCapabilityCache());
+
+    /// <summary>The chosen engine, remembering refusals in <paramref name="refusals"/>.</summary>
+    internal static ICloneEngine Create(EngineChoice choice, CloneCapabilityCache refusals)
     {
-        var refusals = new CloneCapabilityCache();
         if (choice.Kind == EngineKind.Windows && RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
         {
             return new WindowsCloneEngine(new WindowsNative(), refusals);

@@ -13,7 +13,7 @@ internal sealed class CopyOnlyEngine : ICloneEngine
 
     public CopyOnlyEngine(string platform) => _platform = platform;
 
-    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         cancellationToken.ThrowIfCancellationRequested();
         return AtomicFile.WriteBeside(destinationPath, temporaryPath =>

@@ -32,8 +32,11 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// </para>
 /// <para>
 /// The success path pays nothing: a try block and one volatile read. After <see cref="FaultsBeforeSkipping"/> faults
-/// on one pair of volumes the engine is not asked there again in this process (each fault costs a failed attempt,
-/// a new file and often a retry of the same failure).
+/// on one pair of volumes the engine is not asked there (each fault costs a failed attempt, a new file and often a
+/// retry of the same failure) until the latest of them is older than the refusal cache's lifetime, on the same clock
+/// (<see cref="CloneCapabilityCache.IsStale"/>): an MSBuild node lives for many builds, and a burst of transient
+/// errors must not turn cloning off there for the rest of its life. A fault older than that lifetime is forgotten
+/// when the next one comes, so the count is of faults close together.
 /// </para>
 /// </remarks>
 internal sealed class FallbackLadder : ICloneEngine
@@ -42,34 +45,41 @@ internal sealed class FallbackLadder : ICloneEngine
 
     private readonly ICloneEngine _engine;
     private readonly IPlainFiles _files;
-    private readonly ConcurrentDictionary<(string Source, string Destination), int> _faultsByVolumes = new();
+    private readonly CloneCapabilityCache _clock;
+    private readonly ConcurrentDictionary<(string Source, string Destination), RecentFaults> _faultsByVolumes = new();
     private volatile bool _anyFault;
 
-    public FallbackLadder(ICloneEngine engine, IPlainFiles files)
+    /// <param name="clock">
+    /// Whose lifetime and clock decide when faults are forgotten: the engine's refusal cache, so that one notion of
+    /// "a while" holds for everything this process remembers about a volume (tests pass their own clock).
+    /// </param>
+    public FallbackLadder(ICloneEngine engine, IPlainFiles files, CloneCapabilityCache? clock = null)
     {
         _engine = engine;
         _files = files;
+        _clock = clock ?? new CloneCapabilityCache();
     }
 
     /// <summary>The engine this ladder falls back from.</summary>
     public ICloneEngine Engine => _engine;
 
-    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         (string, string)? volumes = null;
         if (_anyFault)
         {
             volumes = VolumesOf(sourcePath, destinationPath);
-            if (volumes is { } known && _faultsByVolumes.TryGetValue(known, out int faults) && faults >= FaultsBeforeSkipping)
+            if (volumes is { } known && _faultsByVolumes.TryGetValue(known, out RecentFaults faults)
+                && faults.Count >= FaultsBeforeSkipping && !_clock.IsStale(faults.LatestTicks))
             {
-                return BelowTheEngine(sourcePath, destinationPath, EngineFault.Skipped(faults), cancellationToken);
+                return BelowTheEngine(sourcePath, destinationPath, EngineFault.Skipped(faults.Count, _clock.RefusalLifetime), cancellationToken);
             }
         }
 
         EngineFault fault;
         try
         {
-            return _engine.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
+            return _engine.CloneOrCopy(sourcePath, destinationPath, cancellationToken, destination);
         }
         catch (Exception e) when (IsFault(e) && !IsContention(e))
         {
@@ -83,11 +93,18 @@ internal sealed class FallbackLadder : ICloneEngine
         _anyFault = true;
         if ((volumes ?? VolumesOf(sourcePath, destinationPath)) is { } pair)
         {
-            _faultsByVolumes.AddOrUpdate(pair, 1, (_, count) => count + 1);
+            long now = _clock.NowTicks;
+            _faultsByVolumes.AddOrUpdate(
+                pair,
+                new RecentFaults(1, now),
+                (_, earlier) => new RecentFaults(_clock.IsStale(earlier.LatestTicks) ? 1 : earlier.Count + 1, now));
         }
 
         return result;
     }
+
+    /// <summary>How many faults one pair of volumes had close together, and when the latest was (the clock's ticks).</summary>
+    private readonly record struct RecentFaults(int Count, long LatestTicks);
 
     /// <summary>
     /// Everything but cancellation (the engine left nothing behind, and the build is ending), the engine's one verdict
@@ -235,8 +252,8 @@ internal readonly struct EngineFault
         static string Name(MethodBase method) => $"{method.DeclaringType?.Name}.{method.Name}";
     }
 
-    public static EngineFault Skipped(int faults)
-        => new(string.Empty, $"our engine was not asked: it failed {faults} times between these volumes in this process");
+    public static EngineFault Skipped(int faults, TimeSpan within)
+        => new(string.Empty, $"our engine was not asked: it failed {faults} times between these volumes in this process, the latest less than {within.TotalSeconds:0} s ago");
 
     /// <summary>E.g. "our engine failed at LinuxCloneEngine.CloneOrCopyContent: IOException 0x00000005: Input/output error : '...'".</summary>
     public string Describe() => Step.Length == 0 ? Error : $"our engine failed at {Step}: {Error}";

@@ -16,10 +16,16 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 internal interface ICloneEngine
 {
     /// <summary>Clones or copies <paramref name="sourcePath"/> to <paramref name="destinationPath"/> (both full paths).</summary>
+    /// <param name="destination">
+    /// What the caller found at the destination just before, without following links (the task stats it for its own
+    /// checks): <see cref="EntryKind.Missing"/>, <see cref="EntryKind.RegularFile"/>, or Unknown. A hint that lets an
+    /// engine skip calls bound to fail, never a promise: it may have changed since, and every engine stays right
+    /// (atomic, never through a link) whatever is there.
+    /// </param>
     /// <exception cref="System.IO.IOException">A real failure (missing source, full disk, I/O error...).</exception>
     /// <exception cref="System.UnauthorizedAccessException">Access denied.</exception>
     /// <exception cref="System.OperationCanceledException">Cancelled; nothing was left behind.</exception>
-    CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken);
+    CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown);
 }
 
 /// <summary>How a file reached its destination.</summary>
@@ -40,7 +46,7 @@ internal enum FallbackReason
     DifferentVolumes,
     /// <summary>The destination's file system does not support cloning (ext4, tmpfs, NTFS, XFS without reflink...).</summary>
     FileSystemCannotClone,
-    /// <summary>The file system supports cloning but refused this file (immutable, swap file, permissions, clone limit...).</summary>
+    /// <summary>The file system supports cloning but refused this file (immutable, swap file, permissions, clone limit, interrupted on every attempt...).</summary>
     FileSystemRefused,
     /// <summary>Nothing to clone: the source is empty.</summary>
     EmptyFile,

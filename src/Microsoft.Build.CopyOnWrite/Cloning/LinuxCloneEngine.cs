@@ -10,7 +10,9 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
 /// Linux: ioctl(FICLONE) into a new file with no name yet (or a hidden temporary one), else an in-kernel byte
-/// copy (sendfile, which never clones, so "copied" is always true), then File.Copy's metadata (times to the
+/// copy: copy_file_range first, as File.Copy, where no clone can happen between the volumes (another file system, one
+/// that cannot clone), so a network file system copies on its server; else sendfile, which never clones, so "copied"
+/// is always true; then read/write for what neither can read. Then File.Copy's metadata (times to the
 /// nanosecond, permission bits), then the destination's name in one step: linkat for a new destination, an
 /// atomic rename over an existing one. (A new destination of an empty source is created at its name directly.)
 /// </summary>
@@ -19,6 +21,12 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     private const int CopyChunkBytes = 64 << 20; // between cancellation checks
     private const int ReadWriteBufferBytes = 1 << 16;
     private const uint OwnerWrite = 0x80; // S_IWUSR
+
+    /// <summary>How many times a clone is tried when each attempt is interrupted (EINTR) before the file is copied.</summary>
+    private const int CloneAttempts = 4;
+
+    /// <summary>How many interrupted copy_file_range (or sendfile) calls in a row before the copy goes on the next plainer way.</summary>
+    private const int InKernelCopyAttempts = 4;
 
     private readonly CloneCapabilityCache _refusals;
     private readonly nuint? _ficlone;
@@ -41,10 +49,10 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         _statfs = LinuxNative.StatfsLayoutFor(architecture);
     }
 
-    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         if (_unnamedFileFlag is int unnamedFileFlag && Volatile.Read(ref _unnamedFilesCanBeNamed)
-            && TryCloneOrCopyIntoUnnamedFile(unnamedFileFlag, sourcePath, destinationPath, cancellationToken) is CloneResult done)
+            && TryCloneOrCopyIntoUnnamedFile(unnamedFileFlag, sourcePath, destinationPath, destination, cancellationToken) is CloneResult done)
         {
             return done;
         }
@@ -53,9 +61,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         {
             CloneResult result;
             using (SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status))
-            using (SafeFileHandle destination = UnixFiles.CreateNew(temporaryPath))
+            using (SafeFileHandle temporary = UnixFiles.CreateNew(temporaryPath))
             {
-                result = Fill(source, destination, status, sourcePath, temporaryPath, cancellationToken);
+                result = Fill(source, temporary, status, sourcePath, temporaryPath, cancellationToken);
             }
 
             cancellationToken.ThrowIfCancellationRequested();
@@ -68,15 +76,20 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     /// name only when complete (linkat): one directory operation instead of a temporary name and a rename, and
     /// a crash or kill leaves nothing behind. An existing destination is replaced by naming the file beside it
     /// and renaming it over, as the named path does. Null when the file system has no unnamed files, or this
-    /// system cannot name them (no /proc): the caller then uses a named temporary file.
+    /// system cannot name them (no /proc): the caller then uses a named temporary file. Where the task found a regular
+    /// file at the destination just before (<paramref name="destination"/>), the calls that would only be refused for a
+    /// taken name are not made: the empty file created at its name, and the link at the destination's name (EEXIST,
+    /// every incremental build's files); the file is named beside it and renamed over it at once. Anything the hint
+    /// gets wrong (the destination went away meanwhile) only costs that: a rename onto a free name is as atomic.
     /// </summary>
-    private CloneResult? TryCloneOrCopyIntoUnnamedFile(int unnamedFileFlag, string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    private CloneResult? TryCloneOrCopyIntoUnnamedFile(int unnamedFileFlag, string sourcePath, string destinationPath, EntryKind destination, CancellationToken cancellationToken)
     {
         const int EPERM = 1, ENOENT = 2, EEXIST = 17, ENOTDIR = 20, EISDIR = 21, EINVAL = 22, EOPNOTSUPP = 95;
         const uint OwnerReadWrite = 0x180; // the final mode is set once the content is in
         string folder = Path.GetDirectoryName(destinationPath) ?? "/";
         using SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status);
-        if (status.IsRegularFile && status.Size == 0 && TryCreateEmptyAtItsName(source, status, sourcePath, destinationPath) is CloneResult empty)
+        bool nameTaken = destination == EntryKind.RegularFile;
+        if (status.IsRegularFile && status.Size == 0 && !nameTaken && TryCreateEmptyAtItsName(source, status, sourcePath, destinationPath) is CloneResult empty)
         {
             return empty;
         }
@@ -92,7 +105,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         CloneResult result = Fill(source, unnamed, status, sourcePath, destinationPath, cancellationToken);
         cancellationToken.ThrowIfCancellationRequested();
 
-        int linkErrno = Name(fd, destinationPath);
+        int linkErrno = nameTaken ? EEXIST : Name(fd, destinationPath);
         if (linkErrno == 0)
         {
             return result;
@@ -261,16 +274,28 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             volumesKnown = true;
             if (_refusals.RememberedRefusal(volumes) is CloneCapabilityCache.Refusal refusal)
             {
-                return Copied(refusal.Reason, refusal.Detail);
+                return Copied(refusal.Reason, refusal.Detail, refusal.InKernelCopyRefused ? null : volumes);
             }
         }
 
-        if (LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0)
+        int errno = Clone(destinationFd, ficlone, sourceFd);
+        if (errno == 0)
         {
             return CloneResult.Cloned(status.Size);
         }
 
-        int errno = Marshal.GetLastPInvokeError();
+        if (errno == LinuxNative.EINTR)
+        {
+            // Interrupted on every attempt: says nothing of the volume, so nothing is remembered and it is no fault; this
+            // file is copied. A clone may have shared part of the extents before it was interrupted: start from empty.
+            if (LinuxNative.ftruncate(destinationFd, 0) != 0)
+            {
+                throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), temporaryPath);
+            }
+
+            return Copied(FallbackReason.FileSystemRefused, $"{Marshal.GetPInvokeErrorMessage(errno)}, {CloneAttempts} times in a row");
+        }
+
         FallbackReason? fallback = CloneErrors.ClassifyLinux(errno);
         if (fallback is not FallbackReason reason)
         {
@@ -290,13 +315,98 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             _refusals.RememberRefusal(volumes, reason, detail);
         }
 
-        return Copied(reason, detail);
+        return Copied(reason, detail, reason is FallbackReason.DifferentVolumes or FallbackReason.FileSystemCannotClone ? volumes : null);
 
-        CloneResult Copied(FallbackReason why, string? detail)
+        // copyInKernelBetween: the volumes, where the kernel may copy in its own way (copy_file_range), because no clone
+        // can happen between them. Elsewhere (this file refused, interrupted, or no clone call for this processor) a
+        // copy_file_range could share extents where the file system clones (XFS, btrfs), and "copied" would be untrue.
+        CloneResult Copied(FallbackReason why, string? detail, VolumePair? copyInKernelBetween = null)
         {
-            long bytes = CopyBytes(source, sourceFd, destinationFd, size, sourcePath, temporaryPath, cancellationToken);
+            long copied = 0;
+            if (copyInKernelBetween is VolumePair pair && LinuxNative.HasCopyFileRange)
+            {
+                copied = CopyInKernel(sourceFd, destinationFd, size, cancellationToken, out bool refused);
+                if (refused)
+                {
+                    _refusals.RememberInKernelCopyRefused(pair);
+                }
+            }
+
+            long bytes = CopyBytes(source, sourceFd, destinationFd, size, copied, sourcePath, temporaryPath, cancellationToken);
             return CloneResult.Copied(bytes, why, detail);
         }
+    }
+
+    /// <summary>
+    /// copy_file_range from the files' own offsets up to <paramref name="size"/>: the kernel's own copy, which a network
+    /// file system turns into a copy on the server (NFS 4.2, SMB3) and a local one into an in-kernel copy, as File.Copy
+    /// tries it before sendfile. Returns the bytes copied, in as many calls as the kernel needs (a call may copy less
+    /// than asked); the caller goes on from there with sendfile and read/write, from the offsets this leaves, when the
+    /// kernel copies nothing more (0: the file is shorter than its size said) or fails. Every failure falls back, as
+    /// File.Copy's does (a real one meets the plainer call again and is reported there); <paramref name="refused"/>
+    /// says the kernel cannot copy between these files at all (EXDEV between two local file systems since Linux 5.19,
+    /// EOPNOTSUPP, ENOSYS, EINVAL, EBADF, EPERM in a sandbox), worth remembering for the volume pair. An interrupted call
+    /// (EINTR) is tried again a few times in a row before falling back.
+    /// </summary>
+    private static unsafe long CopyInKernel(int sourceFd, int destinationFd, long size, CancellationToken cancellationToken, out bool refused)
+    {
+        const int EPERM = 1, EBADF = 9, EXDEV = 18, EOPNOTSUPP = 95;
+        refused = false;
+        long total = 0;
+        int interruptions = 0;
+        while (total < size)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            nint copied = LinuxNative.copy_file_range(sourceFd, null, destinationFd, null, (nuint)Math.Min(CopyChunkBytes, size - total), 0);
+            if (copied > 0)
+            {
+                total += copied;
+                interruptions = 0;
+                continue;
+            }
+
+            if (copied == 0)
+            {
+                return total; // shorter than its size said: what reading still finds is the content
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno == LinuxNative.EINTR && ++interruptions < InKernelCopyAttempts)
+            {
+                continue;
+            }
+
+            refused = total == 0 && errno is EXDEV or EOPNOTSUPP or LinuxNative.ENOSYS or LinuxNative.EINVAL or EBADF or EPERM;
+            return total;
+        }
+
+        return total;
+    }
+
+    /// <summary>
+    /// ioctl(FICLONE): 0, or the errno. A signal may interrupt it (EINTR: a FUSE or network file system waiting on its
+    /// server, the runtime's own signals): that says nothing of the file or the volume, so it is tried again, as
+    /// File.Copy tries again, but only <see cref="CloneAttempts"/> times in all, so a call that is interrupted every
+    /// time (a filter, a signal storm) ends in a copy rather than a loop.
+    /// </summary>
+    private static int Clone(int destinationFd, nuint ficlone, int sourceFd)
+    {
+        int errno = 0;
+        for (int attempt = 0; attempt < CloneAttempts; attempt++)
+        {
+            if (LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0)
+            {
+                return 0;
+            }
+
+            errno = Marshal.GetLastPInvokeError();
+            if (errno != LinuxNative.EINTR)
+            {
+                return errno;
+            }
+        }
+
+        return errno;
     }
 
     private VolumePair VolumesOf(int destinationFd, in LinuxNative.FileStatus source, out long fileSystemType)
@@ -306,19 +416,27 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// Copies the source from its start: in-kernel (sendfile) up to the size statx gave, as File.Copy does;
+    /// Copies the source from where <paramref name="alreadyCopied"/> left the offsets (after <see cref="CopyInKernel"/>):
+    /// in-kernel (sendfile) up to the size statx gave, as File.Copy does;
     /// then, for a file whose size said nothing or did not add up (pseudo files: size 0, content on read),
     /// with plain reads to its real end. A truly empty file costs one read that returns nothing.
     /// </summary>
-    private static long CopyBytes(SafeFileHandle source, int sourceFd, int destinationFd, long size, string sourcePath, string temporaryPath, CancellationToken cancellationToken)
+    private static long CopyBytes(SafeFileHandle source, int sourceFd, int destinationFd, long size, long alreadyCopied, string sourcePath, string temporaryPath, CancellationToken cancellationToken)
     {
-        long total = 0;
+        long total = alreadyCopied;
+        if (size > 0 && total == size)
+        {
+            return total; // all there: the size was right
+        }
+
+        int interruptions = 0;
         while (size > 0)
         {
             cancellationToken.ThrowIfCancellationRequested();
             nint sent = LinuxNative.sendfile(destinationFd, sourceFd, 0, (nuint)Math.Min(CopyChunkBytes, Math.Max(size - total, 1)));
             if (sent > 0)
             {
+                interruptions = 0;
                 total += sent;
                 if (total == size)
                 {
@@ -334,14 +452,19 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             }
 
             int errno = Marshal.GetLastPInvokeError();
-            if (errno == LinuxNative.EINTR)
+            if (errno == LinuxNative.EINTR && ++interruptions < InKernelCopyAttempts)
             {
                 continue;
             }
 
-            if (total == 0 && errno is LinuxNative.EINVAL or LinuxNative.ENOSYS)
+            if (errno == LinuxNative.EINTR)
             {
-                break; // sendfile cannot read this kind of file: read and write instead
+                break; // interrupted every time (a filter, a signal storm): read and write the rest, never a loop
+            }
+
+            if (total == alreadyCopied && errno is LinuxNative.EINVAL or LinuxNative.ENOSYS)
+            {
+                break; // sendfile cannot read this kind of file: read and write instead, from where the copy is
             }
 
             throw UnixErrors.ToException(errno, temporaryPath);

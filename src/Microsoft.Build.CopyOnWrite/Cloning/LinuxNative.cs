@@ -80,11 +80,30 @@ internal static unsafe partial class LinuxNative
     [LibraryImport(LibC, SetLastError = true)]
     public static partial nint sendfile(int outFd, int inFd, nint offset, nuint count);
 
+    /// <summary>copy_file_range(2) from and to the files' own offsets (null offset pointers), flags 0.</summary>
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial nint copy_file_range(int inFd, long* inOffset, int outFd, long* outOffset, nuint count, uint flags);
+
+    /// <summary>
+    /// Whether the C library has copy_file_range (glibc from 2.27; musl from 1.1.20): without it the import would throw
+    /// EntryPointNotFoundException on every copy. Looked up once, on the first plain copy.
+    /// </summary>
+    internal static bool HasCopyFileRange => CopyFileRangeExport.Exists;
+
+    private static class CopyFileRangeExport
+    {
+        public static readonly bool Exists = CLibraryExports("copy_file_range");
+    }
+
     [LibraryImport(LibC, SetLastError = true)]
     public static partial nint read(int fd, byte* buffer, nuint count);
 
     [LibraryImport(LibC, SetLastError = true)]
     public static partial nint write(int fd, byte* buffer, nuint count);
+
+    /// <summary>Sets a file's size (64-bit off_t: 64-bit processors only, as is the rest of the engine).</summary>
+    [LibraryImport(LibC, SetLastError = true)]
+    public static partial int ftruncate(int fd, long length);
 
     /// <summary>Reads at an offset without moving the file's own (64-bit processors only, as is the rest of the engine).</summary>
     [LibraryImport(LibC, SetLastError = true)]

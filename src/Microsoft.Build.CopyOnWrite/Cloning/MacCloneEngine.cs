@@ -39,7 +39,7 @@ internal sealed class MacCloneEngine : ICloneEngine
         _refusals = refusals;
     }
 
-    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         cancellationToken.ThrowIfCancellationRequested();
         string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);

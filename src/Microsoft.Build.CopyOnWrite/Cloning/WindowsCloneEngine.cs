@@ -76,7 +76,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         _utcNowFileTime = utcNowFileTime;
     }
 
-    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         cancellationToken.ThrowIfCancellationRequested();
         if (WindowsPaths.NamesAStream(destinationPath))

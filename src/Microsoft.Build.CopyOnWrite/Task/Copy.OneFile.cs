@@ -37,9 +37,13 @@ public sealed partial class Copy
         // Also when the destination is the source's own entry by another way (symlinked folder, bind mount):
         // replacing it would replace the source (new inode, owner-writable mode, a full copy on ext4). A destination
         // that is not there (most copies of a clean build) is no entry at all.
-        EntryKind destination = UnixFiles.Probe(destinationPath, followLinks: false);
+        // The destination's stat is handed on (to the same-entry check, then the engine), and the source's, where the
+        // same-entry check made one, to the source checks: over an existing destination that is two statx and a linkat
+        // a file fewer (docs/performance.md, #42).
+        EntryKind destination = UnixFiles.Probe(destinationPath, followLinks: false, out EntryIdentity destinationEntry);
+        EntryKind source = EntryKind.Unknown;
         if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
-            || (destination != EntryKind.Missing && UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath)))
+            || (destination != EntryKind.Missing && UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath, destination, destinationEntry, out source)))
         {
             return Succeeded(pair); // copying a file onto itself: nothing to do, and nothing may be lost
         }
@@ -51,7 +55,7 @@ public sealed partial class Copy
             return false;
         }
 
-        return CopyWithRetries(sourceSpec, destinationSpec, sourcePath, destinationPath, destination, options) && Succeeded(pair);
+        return CopyWithRetries(sourceSpec, destinationSpec, sourcePath, destinationPath, destination, source, options) && Succeeded(pair);
     }
 
     private bool Succeeded(CopyPair pair)
@@ -75,13 +79,14 @@ public sealed partial class Copy
     }
 
     /// <param name="destination">What the destination was found to be just before (for the first attempt only: a retry looks again).</param>
-    private bool CopyWithRetries(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, EntryKind destination, CopyOptions options)
+    /// <param name="source">What the source was found to be just before, links followed (the first attempt only, too).</param>
+    private bool CopyWithRetries(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, EntryKind destination, EntryKind source, CopyOptions options)
     {
         for (int retry = 0; ; retry++)
         {
             try
             {
-                return CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? destination : EntryKind.Unknown, options);
+                return CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? destination : EntryKind.Unknown, retry == 0 ? source : EntryKind.Unknown, options);
             }
             catch (OperationCanceledException)
             {
@@ -148,7 +153,8 @@ public sealed partial class Copy
     /// Missing (no file, folder or link has the name) or a regular file (not a link): what the destination's checks
     /// would find; Unknown: ask.
     /// </param>
-    private bool CopyOrLink(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, EntryKind destination, CopyOptions options)
+    /// <param name="source">A regular file (links followed), or Unknown: ask.</param>
+    private bool CopyOrLink(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, EntryKind destination, EntryKind source, CopyOptions options)
     {
         // The stock task's checks, in its order. A missing destination or a regular file is no folder; a regular
         // source is neither a folder nor missing; anything else is asked of .NET, as the stock task asks it.
@@ -157,7 +163,7 @@ public sealed partial class Copy
             return LogErrorAndFail(CopyMessages.DestinationIsFolderCode, CopyMessages.DestinationIsFolder, sourceSpec, destinationSpec);
         }
 
-        if (UnixFiles.Probe(sourcePath, followLinks: true) != EntryKind.RegularFile)
+        if (source != EntryKind.RegularFile && UnixFiles.Probe(sourcePath, followLinks: true) != EntryKind.RegularFile)
         {
             if (Directory.Exists(sourcePath))
             {
@@ -247,7 +253,9 @@ public sealed partial class Copy
         {
             // The engine sits in the fallback ladder (Cloning/FallbackLadder): what fails here failed the stock task's
             // own way too, with File.Copy's exception, which the retries and MSB3026/MSB3027/MSB3021 then report.
-            result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token);
+            // What this attempt found the destination to be (nothing above changes that: a failed link leaves it as it
+            // was): the engine then skips the calls bound to fail, such as naming the new file at a name that is taken.
+            result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token, destination);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

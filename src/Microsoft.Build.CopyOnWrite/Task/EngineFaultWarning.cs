@@ -37,7 +37,7 @@ internal static class EngineFaultWarning
 
         string text = $"CopyOnWrite: \"{sourcePath}\" was copied to \"{destinationPath}\" the stock task's way because {detail ?? "our engine failed"}. "
             + $"The build goes on; files after this one that meet the same fault are said at low importance, and after {FallbackLadder.FaultsBeforeSkipping} "
-            + "between the same volumes this process stops asking the engine there.";
+            + "close together between the same volumes this process stops asking the engine there for a while.";
         if (first)
         {
             string fileSystem = DescribeFileSystemOf(destinationPath);

@@ -26,6 +26,7 @@ public sealed class SystemCallFaultTests
     private static readonly (string Name, string[] Rules)[] Faults =
     [
         ("clone EIO", [$"{SystemCallFaults.Clone}=EIO"]),
+        ("clone EINTR once", [$"{SystemCallFaults.Clone}=EINTR*1"]),
         ("clone EAGAIN", [$"{SystemCallFaults.Clone}=EAGAIN"]),
         ("clone ENOMEM", [$"{SystemCallFaults.Clone}=ENOMEM"]),
         ("clone EBUSY", [$"{SystemCallFaults.Clone}=EBUSY"]),
@@ -45,6 +46,15 @@ public sealed class SystemCallFaultTests
         ("rename ENOSYS", ["rename=ENOSYS", "renameat=ENOSYS", "renameat2=ENOSYS"]),
         ("statx ENOSYS", ["statx=ENOSYS"]),
         ("copy_file_range ENOSYS", ["copy_file_range=ENOSYS"]),
+        ("copy_file_range EXDEV", ["copy_file_range=EXDEV"]),
+        ("copy_file_range EOPNOTSUPP", ["copy_file_range=EOPNOTSUPP"]),
+        ("copy_file_range EINVAL", ["copy_file_range=EINVAL"]),
+        ("copy_file_range EBADF", ["copy_file_range=EBADF"]),
+        ("copy_file_range EPERM", ["copy_file_range=EPERM"]),
+        ("copy_file_range EIO", ["copy_file_range=EIO"]),
+        ("copy_file_range EINTR once", ["copy_file_range=EINTR*1"]),
+        ("copy_file_range EINTR always", ["copy_file_range=EINTR"]),
+        ("copy_file_range EXDEV, sendfile EINTR always", ["copy_file_range=EXDEV", "sendfile=EINTR"]),
         ("sendfile EIO", ["sendfile=EIO"]),
         ("fchmod EPERM", ["fchmod=EPERM"]),
         ("fchmod EIO", ["fchmod=EIO"]),
@@ -109,6 +119,214 @@ public sealed class SystemCallFaultTests
         string[] leftByStock = Directory.Exists(stockOut) ? Directory.GetFiles(stockOut).Select(path => Path.GetFileName(path)).ToArray() : [];
         string[] leftByUs = Directory.Exists(oursOut) ? Directory.GetFiles(oursOut).Select(path => Path.GetFileName(path)).ToArray() : [];
         CollectionAssert.IsSubsetOf(leftByUs, leftByStock, "ours leaves no file the stock task does not");
+    }
+
+    /// <summary>
+    /// A clone that a signal interrupts (EINTR: a FUSE or network file system waiting on its server, a signal the runtime
+    /// sends) says nothing of the file or the volume: ours tries it again, and clones. Here the first three clones of the
+    /// build are interrupted, each retried at once; every file still ends cloned (shared extents), and no fault is said.
+    /// </summary>
+    [TestMethod]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    public void An_interrupted_clone_is_tried_again_and_the_file_is_cloned(string kind)
+    {
+        IReadOnlyList<string> launcher = SystemCallFaults.Launcher([$"{SystemCallFaults.Clone}=EINTR*3"]);
+        string folder = LoopFileSystems.Require(kind).NewFolder("syscall-clone-eintr-once");
+        string project = WriteTree(folder);
+
+        BuildRun ours = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), launcher, "-p:Out=out-ours", "-v:d");
+
+        Assert.AreEqual(0, ours.ExitCode, ours.ToString());
+        CollectionAssert.AreEqual(Array.Empty<string>(), ours.WarningCodes.ToArray(), $"an interruption is no fault (COW006) and no retry (MSB3026):\n{ours}");
+        StringAssert.DoesNotMatch(ours.Output, new System.Text.RegularExpressions.Regex("not cloned: the file system refused"), "no file was copied for it");
+        AssertAllCloned(folder, "out-ours");
+    }
+
+    /// <summary>
+    /// A clone interrupted on every attempt ends, after a few, in a copy of that file: never a loop (the stock task's
+    /// File.Copy retries an interrupted clone without end, so it is not run here: it would never finish), never a fault,
+    /// and never held against the volume. The first three files with content are interrupted four times each (all the
+    /// attempts one file gets), one file at a time; they are copied and say why, and every file after them is cloned
+    /// again: nothing was remembered against the volume and the engine was not set aside.
+    /// </summary>
+    [TestMethod]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    public void A_clone_interrupted_on_every_attempt_copies_that_file_and_the_next_ones_are_cloned(string kind)
+    {
+        const int InterruptedFiles = 3, AttemptsPerFile = 4;
+        IReadOnlyList<string> launcher = [
+            .. SystemCallFaults.Launcher([$"{SystemCallFaults.Clone}=EINTR*{InterruptedFiles * AttemptsPerFile}"]),
+            "env", "MSBUILDCOPYTASKPARALLELISM=1"];
+        string folder = LoopFileSystems.Require(kind).NewFolder("syscall-clone-eintr-always");
+        string project = WriteTree(folder);
+
+        BuildRun ours = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), launcher, "-p:Out=out-ours", "-v:d");
+
+        Assert.AreEqual(0, ours.ExitCode, ours.ToString());
+        CollectionAssert.AreEqual(Array.Empty<string>(), ours.WarningCodes.ToArray(), $"no fault (COW006), no retry (MSB3026):\n{ours}");
+        string[] interrupted = ours.Output.Split('\n').Where(line => line.Contains("not cloned: the file system refused", StringComparison.Ordinal)
+            && line.Contains($"Interrupted system call, {AttemptsPerFile} times in a row", StringComparison.Ordinal)).ToArray();
+        Assert.AreEqual(InterruptedFiles, interrupted.Length, $"one copied file per four interruptions:\n{ours}");
+        AssertAllCloned(folder, "out-ours"); // the second Copy replaced them all: cloned, every one
+    }
+
+    /// <summary>
+    /// Plain copies ask the kernel to copy (copy_file_range) where no clone can happen, as File.Copy does, so a network
+    /// file system copies on its server: ext4 to ext4, one call per file. Between two local file systems the kernel
+    /// refuses (EXDEV, Linux 5.19+): that costs one call per volume pair, remembered with the clone refusal, and the
+    /// files go on with sendfile. Seen by strace, one file at a time so that the order is the files' order.
+    /// </summary>
+    [TestMethod]
+    public void Plain_copies_ask_the_kernel_to_copy_and_a_refusal_between_volumes_is_asked_once()
+    {
+        string within = LoopFileSystems.Require("ext4").NewFolder("syscall-plain-copy");
+        string project = WriteTree(within);
+        string trace = Path.Combine(within, "within.strace");
+
+        BuildRun sameVolume = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), Traced(trace), "-p:Out=out-ours");
+
+        Assert.AreEqual(0, sameVolume.ExitCode, sameVolume.ToString());
+        string[] calls = TracedCalls(trace);
+        int filesWithContent = SourceNames().Count(name => new FileInfo(Path.Combine(within, "a", name)).Length > 0)
+            + SourceNames().Count(name => new FileInfo(Path.Combine(within, "b", name)).Length > 0);
+        Assert.AreEqual(filesWithContent, calls.Count(call => call.StartsWith("copy_file_range(", StringComparison.Ordinal) && !call.Contains("= -1", StringComparison.Ordinal)), string.Join("\n", calls));
+        Assert.AreEqual(0, calls.Count(call => call.StartsWith("sendfile(", StringComparison.Ordinal)), "all copied by the kernel's own copy:\n" + string.Join("\n", calls));
+        AssertSecondSourcesCopied(within, "out-ours");
+
+        string across = LoopFileSystems.Require("xfs").NewFolder("syscall-plain-copy-across");
+        string acrossTrace = Path.Combine(across, "across.strace");
+        BuildRun otherVolume = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), Traced(acrossTrace), $"-p:Out={Path.Combine(across, "out-ours")}");
+
+        Assert.AreEqual(0, otherVolume.ExitCode, otherVolume.ToString());
+        string[] acrossCalls = TracedCalls(acrossTrace);
+        CollectionAssert.AreEqual(
+            new[] { "copy_file_range = -1 EXDEV" },
+            acrossCalls.Where(call => call.StartsWith("copy_file_range(", StringComparison.Ordinal)).Select(call => "copy_file_range = " + call[(call.LastIndexOf("= ", StringComparison.Ordinal) + 2)..].Split(' ').Take(2).Aggregate((a, b) => a + " " + b)).ToArray(),
+            "refused once between these volumes, then not asked again:\n" + string.Join("\n", acrossCalls));
+        Assert.AreEqual(filesWithContent, acrossCalls.Count(call => call.StartsWith("sendfile(", StringComparison.Ordinal)), string.Join("\n", acrossCalls));
+        AssertSecondSourcesCopied(within, Path.Combine(across, "out-ours"));
+    }
+
+    /// <summary>
+    /// Over an existing destination the task has just stat'ed, the engine does not try to name the new file at the
+    /// destination's name (refused: EEXIST) before naming it beside it and renaming it over: one linkat and one rename a
+    /// file, the replacement as atomic as before. 20 files into an empty folder (19 linked at their names, the empty one
+    /// created there), then 20 over them.
+    /// </summary>
+    [TestMethod]
+    [DataRow("xfs")]
+    [DataRow("ext4")]
+    public void Over_an_existing_destination_the_new_file_is_named_once_beside_it_and_renamed_over_it(string kind)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("syscall-existing-names");
+        string project = WriteTree(folder);
+        string trace = Path.Combine(folder, "names.strace");
+
+        BuildRun ours = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), Traced(trace, "linkat,rename,renameat,renameat2"), "-p:Out=out-ours");
+
+        Assert.AreEqual(0, ours.ExitCode, ours.ToString());
+        string[] calls = TracedCalls(trace).Where(call => call.Contains("out-ours", StringComparison.Ordinal)).ToArray();
+        string all = string.Join("\n", calls);
+        Assert.AreEqual(0, calls.Count(call => call.Contains("EEXIST", StringComparison.Ordinal)), "no call bound to fail:\n" + all);
+        Assert.AreEqual((Files - 1) + Files, calls.Count(call => call.StartsWith("linkat(", StringComparison.Ordinal)), all);
+        Assert.AreEqual(Files, calls.Count(call => call.StartsWith("rename", StringComparison.Ordinal)), all);
+        AssertSecondSourcesCopied(folder, "out-ours");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    /// <summary>
+    /// A copy_file_range that fails after part of the file (a file over the 64 MiB the engine asks for in one call; its
+    /// second call is the one that fails) goes on from where it stopped with sendfile: interrupted once it is tried
+    /// again, interrupted every time, refused or failing, the rest is copied by sendfile, and the bytes are whole.
+    /// </summary>
+    [TestMethod]
+    [DataRow("EINTR*1", 0, DisplayName = "copy_file_range interrupted once mid-copy")]
+    [DataRow("EINTR", 1, DisplayName = "copy_file_range interrupted every time mid-copy")]
+    [DataRow("EXDEV", 1, DisplayName = "copy_file_range EXDEV mid-copy")]
+    [DataRow("EIO", 1, DisplayName = "copy_file_range EIO mid-copy")]
+    public void A_kernel_copy_that_fails_mid_file_goes_on_from_there(string answer, int sendfileCalls)
+    {
+        const int Tail = 1000;
+        string folder = LoopFileSystems.Require("ext4").NewFolder("syscall-cfr-mid-" + answer.Replace('*', '-'));
+        string source = Path.Combine(folder, "big", "big.bin");
+        TestFiles.Write(Path.Combine(folder, "big"), "big.bin", (64 << 20) + Tail, seed: 7);
+        string project = MSBuildProjects.Write(folder, "copy.proj", """
+              <Target Name="Build">
+                <Copy SourceFiles="big/big.bin" DestinationFolder="$(Out)" Retries="0" />
+              </Target>
+            """);
+        string trace = Path.Combine(folder, "mid.strace");
+        IReadOnlyList<string> launcher = [
+            .. SystemCallFaults.Launcher([$"copy_file_range[4&0xffffffff=={Tail}]={answer}"]),
+            "strace", "-f", "-qq", "-e", "trace=copy_file_range,sendfile", "-o", trace];
+
+        BuildRun ours = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), launcher, "-p:Out=out-ours");
+
+        Assert.AreEqual(0, ours.ExitCode, ours.ToString());
+        CollectionAssert.AreEqual(Array.Empty<string>(), ours.WarningCodes.ToArray(), ours.ToString());
+        Assert.IsTrue(TestFiles.SameBytes(source, Path.Combine(folder, "out-ours", "big.bin")), "the whole file");
+        string[] calls = TracedCalls(trace);
+        Assert.IsTrue(calls.Any(call => call.StartsWith("copy_file_range(", StringComparison.Ordinal) && call.EndsWith($"= {64 << 20}", StringComparison.Ordinal)), "the first 64 MiB by the kernel's copy:\n" + string.Join("\n", calls));
+        Assert.IsTrue(calls.Any(call => call.StartsWith("copy_file_range(", StringComparison.Ordinal) && call.Contains($", {Tail}, 0) = -1", StringComparison.Ordinal)), "the tail's call failed:\n" + string.Join("\n", calls));
+        Assert.AreEqual(sendfileCalls, calls.Count(call => call.StartsWith("sendfile(", StringComparison.Ordinal) && call.EndsWith($"= {Tail}", StringComparison.Ordinal)), "the tail by sendfile where the kernel's copy gave up:\n" + string.Join("\n", calls));
+    }
+
+    private static IReadOnlyList<string> Traced(string traceFile, string calls = "copy_file_range,sendfile")
+        => ["env", "MSBUILDCOPYTASKPARALLELISM=1", "strace", "-f", "-qq", "-s", "4096", "-e", "trace=" + calls, "-o", traceFile];
+
+    /// <summary>The traced calls, each on one line (strace splits a call another thread interrupted: those are joined).</summary>
+    private static string[] TracedCalls(string traceFile)
+    {
+        var calls = new List<string>();
+        var unfinished = new Dictionary<string, string>();
+        foreach (string line in File.ReadAllLines(traceFile))
+        {
+            string[] pidAndCall = line.Split(' ', 2, StringSplitOptions.TrimEntries);
+            if (pidAndCall.Length < 2)
+            {
+                continue;
+            }
+
+            string call = pidAndCall[1];
+            if (call.EndsWith("<unfinished ...>", StringComparison.Ordinal))
+            {
+                unfinished[pidAndCall[0]] = call[..^"<unfinished ...>".Length].TrimEnd();
+            }
+            else if (call.StartsWith("<... ", StringComparison.Ordinal) && unfinished.Remove(pidAndCall[0], out string? start))
+            {
+                calls.Add(start + call[(call.IndexOf("resumed>", StringComparison.Ordinal) + "resumed>".Length)..]);
+            }
+            else
+            {
+                calls.Add(call);
+            }
+        }
+
+        return calls.ToArray();
+    }
+
+    private static void AssertSecondSourcesCopied(string folder, string output)
+    {
+        foreach (string name in SourceNames())
+        {
+            Assert.IsTrue(TestFiles.SameBytes(Path.Combine(folder, "b", name), Path.Combine(folder, output, name)), $"{name}: the second source's bytes");
+        }
+    }
+
+    private static void AssertAllCloned(string folder, string output)
+    {
+        foreach (string name in SourceNames())
+        {
+            string source = Path.Combine(folder, "b", name);
+            string mine = Path.Combine(folder, output, name);
+            Assert.IsTrue(TestFiles.SameBytes(source, mine), $"{name}: the second source's bytes");
+            if (new FileInfo(source).Length > 4096) // btrfs keeps smaller files inline in its metadata: no extent to share
+            {
+                SharedExtents.AssertAllShared(mine, $"{name}: cloned");
+            }
+        }
     }
 
     /// <summary>

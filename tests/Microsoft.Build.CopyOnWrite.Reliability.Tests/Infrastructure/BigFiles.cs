@@ -99,13 +99,13 @@ internal sealed class SabotagingEngine : ICloneEngine
 
     public int Calls => _calls;
 
-    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+    public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         if (Interlocked.Increment(ref _calls) == 1)
         {
             _sabotage(sourcePath);
         }
 
-        return _inner.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
+        return _inner.CloneOrCopy(sourcePath, destinationPath, cancellationToken, destination);
     }
 }

@@ -54,6 +54,27 @@ public sealed class CloneCapabilityCacheTests
     }
 
     [TestMethod]
+    public void A_refused_kernel_copy_is_remembered_with_the_clone_refusal_and_forgotten_with_it()
+    {
+        CloneCapabilityCache cache = NewCache();
+        cache.RememberInKernelCopyRefused(Ext4ToExt4);
+        Assert.IsNull(cache.RememberedRefusal(Ext4ToExt4), "nothing is remembered where no clone refusal is");
+
+        cache.RememberRefusal(Ext4ToExt4, FallbackReason.DifferentVolumes, null);
+        Assert.IsFalse(cache.RememberedRefusal(Ext4ToExt4)!.Value.InKernelCopyRefused);
+        Wait(TimeSpan.FromSeconds(10));
+        cache.RememberInKernelCopyRefused(Ext4ToExt4);
+
+        CloneCapabilityCache.Refusal refusal = cache.RememberedRefusal(Ext4ToExt4)!.Value;
+        Assert.IsTrue(refusal.InKernelCopyRefused);
+        Assert.AreEqual(FallbackReason.DifferentVolumes, refusal.Reason, "the clone refusal is kept as it was");
+        Wait(TimeSpan.FromSeconds(21));
+        Assert.IsNull(cache.RememberedRefusal(Ext4ToExt4), "gone with the clone refusal, 30 s after it was learnt");
+        cache.RememberRefusal(Ext4ToExt4, FallbackReason.DifferentVolumes, null);
+        Assert.IsFalse(cache.RememberedRefusal(Ext4ToExt4)!.Value.InKernelCopyRefused, "learnt again, both");
+    }
+
+    [TestMethod]
     public void A_refusal_is_believed_for_its_whole_lifetime()
     {
         CloneCapabilityCache cache = NewCache();

@@ -136,6 +136,48 @@ public sealed class FallbackLadderTests
     }
 
     [TestMethod]
+    public void Skipping_the_engine_lasts_as_long_as_a_remembered_refusal_then_it_is_asked_again()
+    {
+        long now = 0;
+        (FallbackLadder ladder, FailingEngine engine, string folder, string source) = FaultingLadderOnAClock("ladder-skip-expires", () => now);
+        CloneResult Copy(int i) => ladder.CloneOrCopy(source, Path.Combine(folder, $"out{i}.dll"), CancellationToken.None);
+
+        for (int i = 0; i < 4; i++)
+        {
+            Copy(i);
+        }
+
+        Assert.AreEqual(3, engine.Calls, "three faults close together: skipped from the fourth file");
+        now += TimeSpan.FromSeconds(29).Ticks * System.Diagnostics.Stopwatch.Frequency / TimeSpan.TicksPerSecond;
+        StringAssert.Contains(Copy(4).Detail, "was not asked: it failed 3 times", "still within the lifetime of the latest fault");
+        Assert.AreEqual(3, engine.Calls);
+
+        now += TimeSpan.FromSeconds(2).Ticks * System.Diagnostics.Stopwatch.Frequency / TimeSpan.TicksPerSecond;
+        StringAssert.Contains(Copy(5).Detail, "our engine failed at FailingEngine.CloneOrCopy", "the faults are forgotten: the engine is asked again");
+        Assert.AreEqual(4, engine.Calls);
+        Copy(6);
+        Copy(7);
+        Assert.AreEqual(6, engine.Calls, "counting starts again from the first fault after the pause: three more before skipping");
+        Copy(8);
+        Assert.AreEqual(6, engine.Calls);
+    }
+
+    [TestMethod]
+    public void Faults_far_apart_never_add_up_to_skipping_the_engine()
+    {
+        long now = 0;
+        (FallbackLadder ladder, FailingEngine engine, string folder, string source) = FaultingLadderOnAClock("ladder-faults-apart", () => now);
+
+        for (int i = 0; i < 10; i++)
+        {
+            ladder.CloneOrCopy(source, Path.Combine(folder, $"out{i}.dll"), CancellationToken.None);
+            now += 31 * System.Diagnostics.Stopwatch.Frequency; // a fault every 31 s, as a long-lived node may meet them
+        }
+
+        Assert.AreEqual(10, engine.Calls, "each fault is alone within the lifetime: the engine is always asked");
+    }
+
+    [TestMethod]
     public void Failures_the_plain_way_meets_too_are_not_held_against_the_engine()
     {
         string folder = TestScratch.NewFolder("ladder-not-counted");
@@ -297,11 +339,20 @@ public sealed class FallbackLadderTests
     {
         ICloneEngine engine = CloneEngines.CreateOrCopyOnly(
             () => new EngineChoice(EngineKind.Linux, System.Runtime.InteropServices.Architecture.X64, null),
-            _ => throw new EntryPointNotFoundException("statx"),
+            (_, _) => throw new EntryPointNotFoundException("statx"),
             out string? fault);
 
         Assert.IsInstanceOfType<CopyOnlyEngine>(((FallbackLadder)engine).Engine);
         StringAssert.Contains(fault, "EntryPointNotFoundException");
+    }
+
+    /// <summary>A ladder over an engine that fails every file with an unknown error, forgetting on <paramref name="clock"/> (30 s).</summary>
+    private static (FallbackLadder Ladder, FailingEngine Engine, string Folder, string Source) FaultingLadderOnAClock(string purpose, Func<long> clock)
+    {
+        string folder = TestScratch.NewFolder(purpose);
+        var engine = new FailingEngine(new IOException("Unknown error 4242", 4242));
+        var ladder = new FallbackLadder(engine, new PlainFiles(), new CloneCapabilityCache(TimeSpan.FromSeconds(30), clock));
+        return (ladder, engine, folder, TestFiles.Write(folder, "a.dll", 1_000));
     }
 
     /// <summary>Throws <see cref="_fault"/> for every file (or, without one, copies as the copy-only engine).</summary>
@@ -313,7 +364,7 @@ public sealed class FallbackLadderTests
 
         public int Calls { get; private set; }
 
-        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
         {
             Calls++;
             if (_fault is not null)

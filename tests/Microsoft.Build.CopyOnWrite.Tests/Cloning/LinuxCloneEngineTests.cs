@@ -55,6 +55,49 @@ public sealed class LinuxCloneEngineTests
         Assert.IsFalse(TestFiles.SameBytes(source, destination));
     }
 
+    /// <summary>
+    /// What the task tells the engine of the destination is a hint that orders its calls, never a promise: right or wrong,
+    /// a destination is replaced whole (its other hard link keeps the old bytes), a missing one is created, and nothing
+    /// is left beside it. Each case for a file with content (cloned) and an empty one (created at its name where free).
+    /// </summary>
+    [TestMethod]
+    [DataRow("xfs", "RegularFile", true, 70_000)]
+    [DataRow("xfs", "RegularFile", false, 70_000)]
+    [DataRow("xfs", "Missing", true, 70_000)]
+    [DataRow("xfs", "Unknown", true, 70_000)]
+    [DataRow("xfs", "RegularFile", true, 0)]
+    [DataRow("xfs", "RegularFile", false, 0)]
+    [DataRow("xfs", "Missing", true, 0)]
+    [DataRow("ext4", "RegularFile", true, 70_000)]
+    [DataRow("ext4", "Missing", true, 70_000)]
+    public void What_the_task_found_at_the_destination_orders_the_calls_and_right_or_wrong_the_file_is_replaced_whole(string kind, string found, bool exists, int size)
+    {
+        EntryKind hint = Enum.Parse<EntryKind>(found);
+        string folder = LoopFileSystems.Require(kind).NewFolder("destination-hint");
+        string source = TestFiles.Write(folder, "source.bin", size, seed: 1);
+        string destination = Path.Combine(folder, "destination.bin");
+        string otherName = Path.Combine(folder, "other-name.bin");
+        byte[] old = [];
+        if (exists)
+        {
+            old = File.ReadAllBytes(TestFiles.Write(folder, "destination.bin", 9_000, seed: 2));
+            FileLinks.CreateHardLink(destination, otherName);
+        }
+
+        CloneResult result = NewEngine().CloneOrCopy(source, destination, CancellationToken.None, hint);
+
+        Assert.IsTrue(TestFiles.SameBytes(source, destination));
+        Assert.AreEqual(File.GetLastWriteTimeUtc(source), File.GetLastWriteTimeUtc(destination));
+        Assert.AreEqual(size == 0 ? FallbackReason.EmptyFile : kind == "xfs" ? FallbackReason.None : FallbackReason.FileSystemCannotClone, result.Reason);
+        if (exists)
+        {
+            CollectionAssert.AreEqual(old, File.ReadAllBytes(otherName), "replaced, never written through: the old file's other name keeps its bytes");
+            Assert.AreEqual(1, UnixFileFacts.Of(destination).Links, "a new file under the destination's name");
+        }
+
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
     [TestMethod]
     public void A_file_on_ext4_is_copied_because_ext4_cannot_clone()
     {

@@ -7,16 +7,33 @@ program's own handling of a real failed call, with no fake in between.
 Usage: fail-system-calls.py RULE [RULE...] -- COMMAND [ARGUMENT...]
 RULE:  CALL=ERRNO                  every call of CALL fails with ERRNO (a name such as EIO, or a number)
        CALL[N&MASK==VALUE]=ERRNO   only calls whose argument N (from 0), masked, equals VALUE (numbers in C notation)
+       ...=ERRNO*COUNT             only the first COUNT such calls of the whole process tree fail; later ones run
 Example: fail-system-calls.py 'ioctl[1&0xffffffff==0x40049409]=EIO' -- dotnet msbuild copy.proj   (FICLONE fails)
+         fail-system-calls.py 'ioctl[1&0xffffffff==0x40049409]=EINTR*1' -- ...   (the first FICLONE is interrupted)
+
+A counted rule cannot be kept by the filter alone (it has no memory), so the filter hands those calls to this
+process (seccomp user notification, Linux 5.5+ for letting a call run): the command runs in a child that installs
+the filter and passes its listener back, and this process answers each such call, failing the first COUNT and letting
+the rest run, until the child ends.
 
 Exit codes: the command's own; 125 for a bad rule or a missing binding (with the reason on standard error).
 """
 import errno
+import fcntl
 import os
 import re
+import select
+import socket
+import struct
 import sys
 
-RULE = re.compile(r"^(?P<call>[a-z0-9_]+)(?:\[(?P<arg>\d)&(?P<mask>\w+)==(?P<value>\w+)\])?=(?P<errno>\w+)$")
+RULE = re.compile(r"^(?P<call>[a-z0-9_]+)(?:\[(?P<arg>\d)&(?P<mask>\w+)==(?P<value>\w+)\])?=(?P<errno>\w+)(?:\*(?P<count>\d+))?$")
+
+# From linux/seccomp.h: _IOWR('!', 0, struct seccomp_notif) (80 bytes) and _IOWR('!', 1, struct seccomp_notif_resp)
+# (24 bytes); a response flag that lets the call run as if no filter had stopped it.
+NOTIFY_RECEIVE = 0xC0502100
+NOTIFY_SEND = 0xC0182101
+NOTIFY_CONTINUE = 1
 
 
 def fail(message):
@@ -44,25 +61,99 @@ def main(argv):
     except ImportError:
         fail("the seccomp Python binding is missing: apt-get install python3-seccomp (then run /usr/bin/python3)")
 
-    calls = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    parsed = []
     for rule in rules:
         match = RULE.match(rule)
         if match is None:
-            fail(f"bad rule {rule!r}: CALL=ERRNO or CALL[N&MASK==VALUE]=ERRNO")
-        action = seccomp.ERRNO(errno_of(match["errno"]))
+            fail(f"bad rule {rule!r}: CALL=ERRNO, CALL[N&MASK==VALUE]=ERRNO, either with *COUNT")
+        parsed.append(match)
+    counted = [match for match in parsed if match["count"] is not None]
+    if not counted:
+        install(seccomp, parsed)
+        run(command)
+
+    parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    child = os.fork()
+    if child == 0:
+        parent_end.close()
+        listener = install(seccomp, parsed)
+        socket.send_fds(child_end, [b"L"], [listener])
+        os.close(listener)
+        child_end.close()
+        run(command)
+    child_end.close()
+    _, fds, _, _ = socket.recv_fds(parent_end, 1, 1)
+    parent_end.close()
+    if not fds:
+        os.waitpid(child, 0)
+        fail("the command's filter did not hand over its listener")
+    sys.exit(answer(seccomp, fds[0], counted, child))
+
+
+def install(seccomp, parsed):
+    """Loads the filter into this process (inherited by what it runs); the listener's descriptor when a rule is counted."""
+    calls = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for match in parsed:
+        action = seccomp.NOTIFY if match["count"] is not None else seccomp.ERRNO(errno_of(match["errno"]))
         try:
-            if match["arg"] is None:
-                calls.add_rule(action, match["call"])
-            else:
-                condition = seccomp.Arg(int(match["arg"]), seccomp.MASKED_EQ, int(match["mask"], 0), int(match["value"], 0))
-                calls.add_rule(action, match["call"], condition)
+            conditions = [] if match["arg"] is None else [condition_of(seccomp, match)]
+            calls.add_rule(action, match["call"], *conditions)
         except (RuntimeError, ValueError) as e:
-            fail(f"rule {rule!r} was refused: {e} (is {match['call']!r} a system call of this machine?)")
+            fail(f"rule {match.string!r} was refused: {e} (is {match['call']!r} a system call of this machine?)")
     calls.load()
+    return calls.get_notify_fd() if any(match["count"] is not None for match in parsed) else -1
+
+
+def condition_of(seccomp, match):
+    return seccomp.Arg(int(match["arg"]), seccomp.MASKED_EQ, int(match["mask"], 0), int(match["value"], 0))
+
+
+def run(command):
     try:
         os.execvp(command[0], command)
     except OSError as e:
         fail(f"could not start {command[0]!r}: {e}")
+
+
+def answer(seccomp, listener, counted, child):
+    """Answers the counted rules' calls until the child ends; its exit code (128 + signal if a signal ended it)."""
+    left = []
+    for match in counted:
+        number = seccomp.resolve_syscall(seccomp.Arch(), match["call"])
+        argument = None if match["arg"] is None else (int(match["arg"]), int(match["mask"], 0), int(match["value"], 0))
+        left.append([number, argument, errno_of(match["errno"]), int(match["count"])])
+    poller = select.poll()
+    poller.register(listener, select.POLLIN)
+    while True:
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+        for _, events in poller.poll(100):
+            if events & select.POLLIN:
+                answer_one(listener, left)
+            elif events & (select.POLLHUP | select.POLLERR):
+                poller.unregister(listener)  # every filtered process has ended; wait for the child's status
+
+
+def answer_one(listener, left):
+    request = bytearray(80)  # struct seccomp_notif, zeroed as the kernel asks
+    try:
+        fcntl.ioctl(listener, NOTIFY_RECEIVE, request, True)
+    except OSError:
+        return  # the caller went away (a signal, its end) before it could be received
+    call_id, _, _, number = struct.unpack_from("<QIIi", request, 0)
+    arguments = struct.unpack_from("<6Q", request, 32)
+    error, flags = 0, NOTIFY_CONTINUE
+    for rule in left:
+        rule_number, argument, rule_errno, count = rule
+        if rule_number == number and count > 0 and (argument is None or arguments[argument[0]] & argument[1] == argument[2]):
+            rule[3] -= 1
+            error, flags = -rule_errno, 0
+            break
+    try:
+        fcntl.ioctl(listener, NOTIFY_SEND, bytearray(struct.pack("<QqiI", call_id, 0, error, flags)), True)
+    except OSError:
+        pass  # the caller went away meanwhile
 
 
 if __name__ == "__main__":

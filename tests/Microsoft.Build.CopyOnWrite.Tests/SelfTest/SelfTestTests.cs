@@ -83,10 +83,10 @@ public sealed class SelfTestTests
     /// <summary>The real engine, made slower than File.Copy by far.</summary>
     private sealed class SlowEngine(ICloneEngine real, TimeSpan delay) : ICloneEngine
     {
-        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
         {
             Thread.Sleep(delay);
-            return real.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
+            return real.CloneOrCopy(sourcePath, destinationPath, cancellationToken, destination);
         }
     }
 
@@ -104,9 +104,9 @@ public sealed class SelfTestTests
 
         public string? Corrupted { get; private set; }
 
-        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken)
+        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
         {
-            CloneResult result = _real.CloneOrCopy(sourcePath, destinationPath, cancellationToken);
+            CloneResult result = _real.CloneOrCopy(sourcePath, destinationPath, cancellationToken, destination);
             if (++_calls == _corruptCall)
             {
                 using var file = new FileStream(destinationPath, FileMode.Open, FileAccess.ReadWrite);
