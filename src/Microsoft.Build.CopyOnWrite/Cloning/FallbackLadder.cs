@@ -69,7 +69,7 @@ internal sealed class FallbackLadder : ICloneEngine
         if (_anyFault)
         {
             volumes = VolumesOf(sourcePath, destinationPath);
-            if (volumes is { } known && _faultsByVolumes.TryGetValue(known, out RecentFaults faults)
+            if (volumes is { } known && _faultsByVolumes.TryGetValue(known, out RecentFaults? faults)
                 && faults.Count >= FaultsBeforeSkipping && !_clock.IsStale(faults.LatestTicks))
             {
                 return BelowTheEngine(sourcePath, destinationPath, EngineFault.Skipped(faults.Count, _clock.RefusalLifetime), cancellationToken);
@@ -103,8 +103,12 @@ internal sealed class FallbackLadder : ICloneEngine
         return result;
     }
 
-    /// <summary>How many faults one pair of volumes had close together, and when the latest was (the clock's ticks).</summary>
-    private readonly record struct RecentFaults(int Count, long LatestTicks);
+    /// <summary>
+    /// How many faults one pair of volumes had close together, and when the latest was (the clock's ticks). A class, not
+    /// a struct: a framework generic over a value type of ours cannot be precompiled into our image, and the dictionary is
+    /// made on every node's first Copy (ReadyToRunTests fails on JIT-compiled code of ours).
+    /// </summary>
+    private sealed record RecentFaults(int Count, long LatestTicks);
 
     /// <summary>
     /// Everything but cancellation (the engine left nothing behind, and the build is ending), the engine's one verdict
