@@ -14,7 +14,7 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 /// Copy clones there too (File.Copy on Linux and macOS, CopyFile on a Windows 11 24H2 Dev Drive), or the Copy was ours.</param>
 internal sealed record VolumePair(BuildVolume Source, BuildVolume Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where, int AlreadyCloned = 0)
 {
-    /// <summary>One file system: the keys are the identity <see cref="CloneRule.SameFileSystem(VolumeLocation, VolumeLocation)"/> compares (a btrfs subvolume is its file system).</summary>
+    /// <summary>One file system: the keys are the identity <see cref="CloneRule.SameFileSystem"/> compares (a btrfs subvolume is its file system).</summary>
     public bool SameVolume => Source.Key == Destination.Key;
 
     /// <summary>Source and destination already share a file system that clones, by the rule the build's Required mode applies (<see cref="CloneRule"/>): nothing to move.</summary>

@@ -44,12 +44,11 @@ internal static class CloneRule
 
     /// <summary>
     /// Whether two volumes are one file system, which a clone needs: on Linux the same device in the mount table (a
-    /// bind mount and a btrfs subvolume mounted apart are the file system they come from), elsewhere the same root.
+    /// bind mount and a btrfs subvolume mounted apart are the file system they come from), elsewhere the same root
+    /// (<see cref="VolumeLocation.FileSystemKey"/>).
     /// </summary>
     public static bool SameFileSystem(VolumeLocation first, VolumeLocation second)
-        => first.FileSystemId is not null && second.FileSystemId is not null
-            ? first.FileSystemId == second.FileSystemId
-            : VolumeCatalog.RootComparer.Equals(first.Root, second.Root);
+        => VolumeCatalog.RootComparer.Equals(first.FileSystemKey, second.FileSystemKey);
 
     /// <summary>Whether files go from <paramref name="source"/> to <paramref name="destination"/> as clones: one file system, and it clones (null: unknown).</summary>
     public static bool? Clones(VolumeFacts source, VolumeFacts destination)
