@@ -20,7 +20,8 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// A process meets a handful of volume pairs, so the entries are small arrays, searched in a loop and replaced whole
 /// under a lock (readers take no lock). Not ConcurrentDictionary: its instantiations over these value types are
 /// framework code that cannot be precompiled into our assembly, and the JIT compiled about twenty of its methods
-/// on the first Copy of every MSBuild node (docs/results/benchmarks.md).
+/// on the first Copy of every MSBuild node (docs/results/benchmarks.md; ReadyToRunTests' cross-volume copy holds it).
+/// The ladder's fault counts are kept the same way.
 /// </remarks>
 internal sealed class CloneCapabilityCache
 {
