@@ -221,21 +221,7 @@ internal sealed class CloneCapabilityCache
         public Refusal Refusal { get; }
     }
 
-    private readonly struct FaultCount
-    {
-        public FaultCount(VolumePair volumes, int count, long latestTicks)
-        {
-            Volumes = volumes;
-            Count = count;
-            LatestTicks = latestTicks;
-        }
-
-        public VolumePair Volumes { get; }
-
-        public int Count { get; }
-
-        public long LatestTicks { get; }
-    }
+    private readonly record struct FaultCount(VolumePair Volumes, int Count, long LatestTicks);
 
     public readonly struct Refusal
     {
