@@ -1,19 +1,160 @@
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Runtime.InteropServices;
 using System.Text;
+using System.Threading;
 
 namespace Microsoft.Build.CopyOnWrite.Shared;
 
 /// <summary>
-/// Runs a program and captures everything it printed (standard output and error, interleaved as they came).
-/// One implementation, compiled into the measurement tool and the test suites (linked source, no shared assembly).
+/// A program run as a child, with everything it printed (standard output and error, interleaved as they came):
+/// <see cref="Run"/> to completion, or <see cref="Start"/>ed for a test to watch while it runs (output so far),
+/// signal (SIGINT, SIGKILL) and time out. Disposing kills whatever is left of its process tree, so nothing is left
+/// behind. One implementation, compiled into the measurement tool and the test suites (linked source, no shared assembly).
 /// </summary>
-internal static class ChildProcess
+internal sealed partial class ChildProcess : IDisposable
 {
+    public const int SIGINT = 2;
+    public const int SIGKILL = 9;
+
+    private readonly Process _process;
+    private readonly StringBuilder _output = new();
+
+    private ChildProcess(ProcessStartInfo start)
+    {
+        _process = new Process { StartInfo = start };
+        _process.OutputDataReceived += (_, e) => Append(e.Data);
+        _process.ErrorDataReceived += (_, e) => Append(e.Data);
+    }
+
+    public int Id => _process.Id;
+
+    public bool HasExited => _process.HasExited;
+
+    public int ExitCode => _process.ExitCode;
+
+    public string Output
+    {
+        get
+        {
+            lock (_output)
+            {
+                return _output.ToString();
+            }
+        }
+    }
+
+    /// <summary>Runs <paramref name="program"/> to its end.</summary>
     /// <param name="environment">Variables to set for the child; a null value removes one.</param>
     /// <exception cref="TimeoutException">The program ran longer than <paramref name="timeout"/>; it and its children are killed.</exception>
     public static (int ExitCode, string Output, TimeSpan Elapsed) Run(string program, IEnumerable<string> arguments, string? workingDirectory, IDictionary<string, string?>? environment, TimeSpan timeout)
+    {
+        using ChildProcess child = new(StartInfo(program, arguments, workingDirectory ?? Environment.CurrentDirectory, environment));
+        var clock = Stopwatch.StartNew();
+        child.Begin();
+        if (!child._process.WaitForExit(timeout))
+        {
+            child.KillTree();
+            throw new TimeoutException($"{program} {string.Join(' ', arguments)} did not finish within {timeout}. Output so far:\n{child.Output}");
+        }
+
+        child._process.WaitForExit();
+        clock.Stop();
+        return (child.ExitCode, child.Output, clock.Elapsed);
+    }
+
+    /// <summary>
+    /// Starts <paramref name="fileName"/> with SIGINT at its default disposition, as a terminal starts a command, even when
+    /// this test run inherited SIGINT ignored: a script that runs a command in the background without job control
+    /// (`build/test.sh &amp;`) starts it with SIGINT and SIGQUIT ignored (POSIX), every process under it inherits that,
+    /// and .NET leaves an inherited ignored SIGINT ignored, so Ctrl-C would never reach the build.
+    /// `env --default-signal=INT` (coreutils 8.31+) resets it and then execs the command in the same process.
+    /// </summary>
+    public static ChildProcess Start(string fileName, IEnumerable<string> arguments, string workingDirectory, IDictionary<string, string?>? environment = null)
+    {
+        var child = new ChildProcess(StartInfo("env", ["--default-signal=INT", fileName, .. arguments], workingDirectory, environment));
+        child.Begin();
+        return child;
+    }
+
+    /// <summary>Waits for the exit and for the last output line.</summary>
+    public bool WaitForExit(TimeSpan timeout)
+    {
+        if (!_process.WaitForExit((int)timeout.TotalMilliseconds))
+        {
+            return false;
+        }
+
+        _process.WaitForExit();
+        return true;
+    }
+
+    /// <summary>Sends a signal to the process itself (as a terminal's Ctrl-C or `kill -9` would).</summary>
+    public void Signal(int signal)
+    {
+        if (kill(_process.Id, signal) != 0)
+        {
+            throw new InvalidOperationException($"kill({_process.Id}, {signal}) failed: errno {Marshal.GetLastPInvokeError()}");
+        }
+    }
+
+    /// <summary>
+    /// How the process handles <paramref name="signal"/> now, from the kernel's own record (/proc/PID/status):
+    /// "ignored", "caught" or "default". (A mask that blocks it, SigBlk, is per thread; another thread still takes it.)
+    /// </summary>
+    public string Disposition(int signal)
+    {
+        string[] status = File.ReadAllLines($"/proc/{_process.Id}/status");
+        bool Has(string field) => status
+            .Where(line => line.StartsWith(field + ":", StringComparison.Ordinal))
+            .Select(line => (ulong.Parse(line[(field.Length + 1)..].Trim(), NumberStyles.HexNumber) >> (signal - 1) & 1) == 1)
+            .FirstOrDefault();
+        return Has("SigIgn") ? "ignored" : Has("SigCgt") ? "caught" : "default";
+    }
+
+    /// <summary>SIGKILL to the process and every descendant.</summary>
+    public void KillTree() => _process.Kill(entireProcessTree: true);
+
+    public void Dispose()
+    {
+        try
+        {
+            if (!_process.HasExited)
+            {
+                _process.Kill(entireProcessTree: true);
+                _process.WaitForExit(10_000);
+            }
+        }
+        catch (InvalidOperationException)
+        {
+            // Never started, or already gone.
+        }
+
+        _process.Dispose();
+    }
+
+    /// <summary>Polls <paramref name="condition"/> every millisecond or so until it holds or the time is up.</summary>
+    public static bool WaitUntil(Func<bool> condition, TimeSpan timeout)
+    {
+        var clock = Stopwatch.StartNew();
+        while (!condition())
+        {
+            if (clock.Elapsed > timeout)
+            {
+                return false;
+            }
+
+            Thread.Sleep(1);
+        }
+
+        return true;
+    }
+
+    private static ProcessStartInfo StartInfo(string program, IEnumerable<string> arguments, string workingDirectory, IDictionary<string, string?>? environment)
     {
         var start = new ProcessStartInfo(program)
         {
@@ -21,7 +162,7 @@ internal static class ChildProcess
             RedirectStandardError = true,
             RedirectStandardInput = true,
             UseShellExecute = false,
-            WorkingDirectory = workingDirectory ?? Environment.CurrentDirectory,
+            WorkingDirectory = workingDirectory,
         };
         foreach (string argument in arguments)
         {
@@ -33,29 +174,28 @@ internal static class ChildProcess
             start.Environment[name] = value;
         }
 
-        var output = new StringBuilder();
-        using var process = new Process { StartInfo = start };
-        process.OutputDataReceived += (_, e) => { if (e.Data is not null) { lock (output) { output.AppendLine(e.Data); } } };
-        process.ErrorDataReceived += (_, e) => { if (e.Data is not null) { lock (output) { output.AppendLine(e.Data); } } };
-        var clock = Stopwatch.StartNew();
-        process.Start();
-        process.StandardInput.Close();
-        process.BeginOutputReadLine();
-        process.BeginErrorReadLine();
-        if (!process.WaitForExit(timeout))
+        return start;
+    }
+
+    private void Begin()
+    {
+        _process.Start();
+        _process.StandardInput.Close();
+        _process.BeginOutputReadLine();
+        _process.BeginErrorReadLine();
+    }
+
+    private void Append(string? line)
+    {
+        if (line is not null)
         {
-            process.Kill(entireProcessTree: true);
-            lock (output)
+            lock (_output)
             {
-                throw new TimeoutException($"{program} {string.Join(' ', arguments)} did not finish within {timeout}. Output so far:\n{output}");
+                _output.AppendLine(line);
             }
         }
-
-        process.WaitForExit();
-        clock.Stop();
-        lock (output)
-        {
-            return (process.ExitCode, output.ToString(), clock.Elapsed);
-        }
     }
+
+    [LibraryImport("libc", SetLastError = true)]
+    private static partial int kill(int pid, int signal);
 }

@@ -53,7 +53,7 @@ internal static class Program
         DateTime start = DateTime.UtcNow;
         Console.WriteLine($"Windows parity: {RuntimeInformation.OSDescription}{(Win32.WineVersion is string wine ? $" under Wine {wine}" : string.Empty)}, .NET {Environment.Version}, {RuntimeInformation.ProcessArchitecture}");
         Console.WriteLine($"  stock Copy: {TaskDriver.StockAssemblyLocation} ({FileVersionInfo.GetVersionInfo(TaskDriver.StockAssemblyLocation).ProductVersion})");
-        Console.WriteLine($"  our Copy:   {typeof(Copy).Assembly.Location}, engine {((CloneEngines.Current as FallbackLadder)?.Engine ?? CloneEngines.Current).GetType().Name} in the fallback ladder");
+        Console.WriteLine($"  our Copy:   {typeof(Copy).Assembly.Location}, {(CloneEngines.Current is not null && CloneEngines.SelectionFault is string fault ? "the copy-only engine (" + fault + ")" : "the native engine")} in the fallback ladder");
         Console.WriteLine($"  scratch:    {scratch}");
 
         var tests = new List<WindowsTest>();

@@ -12,9 +12,9 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 /// <param name="Where">What the source folder is, when it is one a user can name (the NuGet package cache, the .NET installation).</param>
 /// <param name="AlreadyCloned">Files of the pair the build's own Copy already cloned: the volume clones and MSBuild's own
 /// Copy clones there too (File.Copy on Linux and macOS, CopyFile on a Windows 11 24H2 Dev Drive), or the Copy was ours.</param>
-internal sealed record VolumePair(BuildVolume Source, BuildVolume Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where, int AlreadyCloned = 0)
+internal sealed record CopiesBetweenVolumes(BuildVolume Source, BuildVolume Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where, int AlreadyCloned = 0)
 {
-    /// <summary>One file system: the keys are the identity <see cref="CloneRule.SameFileSystem(VolumeLocation, VolumeLocation)"/> compares (a btrfs subvolume is its file system).</summary>
+    /// <summary>One file system: the keys are the identity <see cref="CloneRule.SameFileSystem"/> compares (a btrfs subvolume is its file system).</summary>
     public bool SameVolume => Source.Key == Destination.Key;
 
     /// <summary>Source and destination already share a file system that clones, by the rule the build's Required mode applies (<see cref="CloneRule"/>): nothing to move.</summary>
@@ -49,7 +49,7 @@ internal sealed record CopyForecast(
     long OutputBytes,
     double CopyMilliseconds,
     double CopyWallMilliseconds,
-    IReadOnlyList<VolumePair> Pairs,
+    IReadOnlyList<CopiesBetweenVolumes> Pairs,
     IReadOnlyList<ProjectCopies> Projects)
 {
     /// <summary>
@@ -61,10 +61,10 @@ internal sealed record CopyForecast(
     public const long NoGainBytes = 16 * 1024 + 1;
 
     /// <summary>The volume pairs by what is left to gain, most first.</summary>
-    public IEnumerable<VolumePair> PairsByGain => Pairs.OrderBy(p => p.ClonesHere).ThenByDescending(p => p.Bytes).ThenBy(p => p.Source.Key, StringComparer.Ordinal);
+    public IEnumerable<CopiesBetweenVolumes> PairsByGain => Pairs.OrderBy(p => p.ClonesHere).ThenByDescending(p => p.Bytes).ThenBy(p => p.Source.Key, StringComparer.Ordinal);
 
     /// <summary>The pair that does not clone today and holds the most bytes: the one move that unlocks most.</summary>
-    public VolumePair? BestMove => PairsByGain.FirstOrDefault(p => !p.ClonesHere && p.Bytes > 0);
+    public CopiesBetweenVolumes? BestMove => PairsByGain.FirstOrDefault(p => !p.ClonesHere && p.Bytes > 0);
 
     public static CopyForecast From(BuildCopies build, VolumeCatalog catalog)
     {
@@ -127,7 +127,7 @@ internal sealed record CopyForecast(
             .Select(g =>
             {
                 var small = g.Where(c => c.Destination.Size < NoGainBytes).ToList();
-                return new VolumePair(
+                return new CopiesBetweenVolumes(
                     volumes.Describe(g.Key.Item1), volumes.Describe(g.Key.Item2), g.Count(), g.Sum(c => c.Destination.Size),
                     small.Count, small.Sum(c => c.Destination.Size), NameOf(g.Select(c => c.Copy.Source), packageCache, dotnetRoot), g.Count(AlreadyClone));
             })

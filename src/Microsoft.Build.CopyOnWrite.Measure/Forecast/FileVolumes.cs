@@ -7,14 +7,14 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 
 /// <summary>A file named in the binary log, as it is on disk now.</summary>
-/// <param name="Volume">The key of its file system (Linux: the device /proc/self/mountinfo gives its mount; elsewhere the volume's root), empty when it is gone.</param>
+/// <param name="Volume">The key of its file system (<see cref="VolumeLocation.FileSystemKey"/>), empty when it is gone.</param>
 internal sealed record FileOnDisk(bool Exists, bool Regular, long Size, string Volume);
 
 /// <summary>A volume that files of the build sit on.</summary>
 /// <param name="Key">
-/// Linux: the file system's device as major:minor, as /proc/self/mountinfo shows it for its mount (the volume component's
-/// <see cref="VolumeLocation.FileSystemId"/>): btrfs gives each subvolume its own st_dev, yet clones between them, so
-/// st_dev would split one file system in two; elsewhere the volume's root.
+/// The volume component's <see cref="VolumeLocation.FileSystemKey"/>, the identity the clone rule compares (on Linux the
+/// file system's device as the mount table gives it, not st_dev: btrfs gives each subvolume its own st_dev, yet clones
+/// between them, so st_dev would split one file system in two).
 /// </param>
 /// <param name="Facts">What the volume component says about it.</param>
 internal sealed record BuildVolume(string Key, VolumeFacts Facts)
@@ -112,7 +112,7 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
         string device = $"{major}:{minor}";
         if (!_fileSystemOfDevice.TryGetValue(device, out string? fileSystem))
         {
-            _fileSystemOfDevice[device] = fileSystem = catalog.Locate(path).FileSystemId ?? device;
+            _fileSystemOfDevice[device] = fileSystem = catalog.Locate(path).FileSystemKey;
         }
 
         return new FileOnDisk(true, status.IsRegularFile, status.Size, fileSystem);
@@ -123,10 +123,10 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
         var file = new FileInfo(path);
         if (!file.Exists)
         {
-            return new FileOnDisk(Directory.Exists(path), false, 0, Directory.Exists(path) ? catalog.MountPointOf(path) : string.Empty);
+            return new FileOnDisk(Directory.Exists(path), false, 0, Directory.Exists(path) ? catalog.Locate(path).FileSystemKey : string.Empty);
         }
 
         bool regular = file.LinkTarget is null;
-        return new FileOnDisk(true, regular, file.Length, catalog.MountPointOf(file.FullName));
+        return new FileOnDisk(true, regular, file.Length, catalog.Locate(file.FullName).FileSystemKey);
     }
 }

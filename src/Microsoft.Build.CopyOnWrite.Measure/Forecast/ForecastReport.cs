@@ -62,7 +62,7 @@ internal static class ForecastReport
     /// <summary>The one line that says which move unlocks most, and how.</summary>
     public static string Move(CopyForecast f)
     {
-        VolumePair? best = f.BestMove;
+        CopiesBetweenVolumes? best = f.BestMove;
         long total = f.ClonableBytes;
         if (best is null)
         {
@@ -125,7 +125,7 @@ internal static class ForecastReport
                 DefaultIgnoreCondition = JsonIgnoreCondition.Never,
             });
 
-    private static string Today(VolumePair p) => p.AlreadyClones
+    private static string Today(CopiesBetweenVolumes p) => p.AlreadyClones
         ? "yes, already: the build's Copy cloned them"
         : p.ClonesHere
         ? p.AlreadyCloned > 0 ? $"{p.AlreadyCloned} of {p.Files} already; the volume clones" : "the volume clones; the build's Copy copied"

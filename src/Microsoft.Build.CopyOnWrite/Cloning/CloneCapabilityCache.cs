@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics;
 using System.Threading;
 
@@ -19,7 +20,8 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// A process meets a handful of volume pairs, so the entries are small arrays, searched in a loop and replaced whole
 /// under a lock (readers take no lock). Not ConcurrentDictionary: its instantiations over these value types are
 /// framework code that cannot be precompiled into our assembly, and the JIT compiled about twenty of its methods
-/// on the first Copy of every MSBuild node (docs/results/benchmarks.md).
+/// on the first Copy of every MSBuild node (docs/results/benchmarks.md; ReadyToRunTests' cross-volume copy holds it).
+/// The ladder's fault counts are kept the same way.
 /// </remarks>
 internal sealed class CloneCapabilityCache
 {
@@ -29,6 +31,7 @@ internal sealed class CloneCapabilityCache
     private readonly Func<long> _clockTicks;
     private Entry[] _refusals = new Entry[0];
     private ulong[] _sourcesEverRefused = new ulong[0];
+    private FaultCount[] _faults = new FaultCount[0];
 
     public CloneCapabilityCache()
         : this(DefaultRefusalLifetime, Stopwatch.GetTimestamp)
@@ -155,6 +158,43 @@ internal sealed class CloneCapabilityCache
         }
     }
 
+    /// <summary>
+    /// How many times the engine failed between these volumes with faults close together (the fallback ladder's count):
+    /// 0 once the latest is older than <see cref="RefusalLifetime"/>.
+    /// </summary>
+    public int RecentFaults(VolumePair volumes)
+    {
+        foreach (FaultCount faults in Volatile.Read(ref _faults))
+        {
+            if (faults.Volumes == volumes)
+            {
+                return IsStale(faults.LatestTicks) ? 0 : faults.Count;
+            }
+        }
+
+        return 0;
+    }
+
+    /// <summary>Counts one more engine fault between these volumes; a count whose latest fault is stale starts again at 1.</summary>
+    public void RememberFault(VolumePair volumes)
+    {
+        lock (_writeLock)
+        {
+            FaultCount[] counts = _faults;
+            int index = counts.Length - 1;
+            while (index >= 0 && counts[index].Volumes != volumes)
+            {
+                index--;
+            }
+
+            int count = index < 0 || IsStale(counts[index].LatestTicks) ? 1 : counts[index].Count + 1;
+            var replaced = new FaultCount[index < 0 ? counts.Length + 1 : counts.Length];
+            Array.Copy(counts, replaced, counts.Length);
+            replaced[index < 0 ? counts.Length : index] = new FaultCount(volumes, count, _clockTicks());
+            Volatile.Write(ref _faults, replaced);
+        }
+    }
+
     private static int IndexOf(Entry[] refusals, VolumePair volumes)
     {
         for (int i = 0; i < refusals.Length; i++)
@@ -181,6 +221,8 @@ internal sealed class CloneCapabilityCache
         public Refusal Refusal { get; }
     }
 
+    private readonly record struct FaultCount(VolumePair Volumes, int Count, long LatestTicks);
+
     public readonly struct Refusal
     {
         public Refusal(FallbackReason reason, string? detail, long whenTicks, bool inKernelCopyRefused = false)
@@ -202,8 +244,33 @@ internal sealed class CloneCapabilityCache
     }
 }
 
-/// <summary>Identifies a (source, destination) pair of file systems as the OS names them.</summary>
-/// <param name="SourceVolume">Linux: st_dev; macOS: st_dev; Windows: volume serial number.</param>
-/// <param name="DestinationVolume">Linux: statfs f_fsid of the destination's file system; macOS: st_dev; Windows: volume serial number.</param>
+/// <summary>
+/// Identifies a (source, destination) pair of file systems as the OS names them: the one key of what this process
+/// remembers about a pair of volumes, the engines' refusals and the fallback ladder's faults alike
+/// (<see cref="IPlainFiles.VolumesOf"/> makes it from two paths as the engines make it from their open files).
+/// </summary>
+/// <param name="SourceVolume">Linux: st_dev; macOS: st_dev; Windows: the source's root (<see cref="BetweenRoots"/>).</param>
+/// <param name="DestinationVolume">Linux: statfs f_fsid of the destination's file system; macOS: st_dev; Windows: the destination's root.</param>
 /// <param name="DestinationFileSystemType">Linux: statfs f_type; elsewhere 0. A device number reused by another file system changes this.</param>
-internal readonly record struct VolumePair(ulong SourceVolume, ulong DestinationVolume, long DestinationFileSystemType);
+internal readonly record struct VolumePair(ulong SourceVolume, ulong DestinationVolume, long DestinationFileSystemType)
+{
+    private static readonly List<string> RootsSeen = new();
+
+    /// <summary>Two volumes known by their roots (a drive, a share), numbered in the order this process meets them.</summary>
+    public static VolumePair BetweenRoots(string sourceRoot, string destinationRoot) => new(Number(sourceRoot), Number(destinationRoot), 0);
+
+    private static ulong Number(string root)
+    {
+        lock (RootsSeen)
+        {
+            int index = RootsSeen.FindIndex(seen => string.Equals(seen, root, StringComparison.OrdinalIgnoreCase));
+            if (index < 0)
+            {
+                RootsSeen.Add(root);
+                index = RootsSeen.Count - 1;
+            }
+
+            return (ulong)index + 1;
+        }
+    }
+}

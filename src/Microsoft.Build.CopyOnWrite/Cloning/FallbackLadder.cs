@@ -1,5 +1,4 @@
 using System;
-using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.IO;
 using System.Reflection;
@@ -33,8 +32,9 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// <para>
 /// The success path pays nothing: a try block and one volatile read. After <see cref="FaultsBeforeSkipping"/> faults
 /// on one pair of volumes the engine is not asked there (each fault costs a failed attempt, a new file and often a
-/// retry of the same failure) until the latest of them is older than the refusal cache's lifetime, on the same clock
-/// (<see cref="CloneCapabilityCache.IsStale"/>): an MSBuild node lives for many builds, and a burst of transient
+/// retry of the same failure) until the latest of them is older than the refusal cache's lifetime: the faults are
+/// counted in the engine's refusal cache, under its key (<see cref="VolumePair"/>) and on its clock
+/// (<see cref="CloneCapabilityCache.RecentFaults"/>): an MSBuild node lives for many builds, and a burst of transient
 /// errors must not turn cloning off there for the rest of its life. A fault older than that lifetime is forgotten
 /// when the next one comes, so the count is of faults close together.
 /// </para>
@@ -45,34 +45,30 @@ internal sealed class FallbackLadder : ICloneEngine
 
     private readonly ICloneEngine _engine;
     private readonly IPlainFiles _files;
-    private readonly CloneCapabilityCache _clock;
-    private readonly ConcurrentDictionary<(string Source, string Destination), RecentFaults> _faultsByVolumes = new();
+    private readonly CloneCapabilityCache _memory;
     private volatile bool _anyFault;
 
     /// <param name="clock">
-    /// Whose lifetime and clock decide when faults are forgotten: the engine's refusal cache, so that one notion of
-    /// "a while" holds for everything this process remembers about a volume (tests pass their own clock).
+    /// Where faults are counted, and whose lifetime and clock decide when they are forgotten: the engine's refusal
+    /// cache, so that one key and one notion of "a while" hold for everything this process remembers about a pair of
+    /// volumes (tests pass their own clock).
     /// </param>
     public FallbackLadder(ICloneEngine engine, IPlainFiles files, CloneCapabilityCache? clock = null)
     {
         _engine = engine;
         _files = files;
-        _clock = clock ?? new CloneCapabilityCache();
+        _memory = clock ?? new CloneCapabilityCache();
     }
-
-    /// <summary>The engine this ladder falls back from.</summary>
-    public ICloneEngine Engine => _engine;
 
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
-        (string, string)? volumes = null;
+        VolumePair? volumes = null;
         if (_anyFault)
         {
             volumes = VolumesOf(sourcePath, destinationPath);
-            if (volumes is { } known && _faultsByVolumes.TryGetValue(known, out RecentFaults? faults)
-                && faults.Count >= FaultsBeforeSkipping && !_clock.IsStale(faults.LatestTicks))
+            if (volumes is VolumePair known && _memory.RecentFaults(known) is int faults && faults >= FaultsBeforeSkipping)
             {
-                return BelowTheEngine(sourcePath, destinationPath, EngineFault.Skipped(faults.Count, _clock.RefusalLifetime), cancellationToken);
+                return BelowTheEngine(sourcePath, destinationPath, EngineFault.Skipped(faults, _memory.RefusalLifetime), cancellationToken);
             }
         }
 
@@ -91,24 +87,13 @@ internal sealed class FallbackLadder : ICloneEngine
         // Counted only now: where the plain way failed too (a source that cannot be read, a full disk), the engine
         // was not at fault, and skipping it would only lose its clones and its checks.
         _anyFault = true;
-        if ((volumes ?? VolumesOf(sourcePath, destinationPath)) is { } pair)
+        if ((volumes ?? VolumesOf(sourcePath, destinationPath)) is VolumePair pair)
         {
-            long now = _clock.NowTicks;
-            _faultsByVolumes.AddOrUpdate(
-                pair,
-                new RecentFaults(1, now),
-                (_, earlier) => new RecentFaults(_clock.IsStale(earlier.LatestTicks) ? 1 : earlier.Count + 1, now));
+            _memory.RememberFault(pair);
         }
 
         return result;
     }
-
-    /// <summary>
-    /// How many faults one pair of volumes had close together, and when the latest was (the clock's ticks). A class, not
-    /// a struct: a framework generic over a value type of ours cannot be precompiled into our image, and the dictionary is
-    /// made on every node's first Copy (ReadyToRunTests fails on JIT-compiled code of ours).
-    /// </summary>
-    private sealed record RecentFaults(int Count, long LatestTicks);
 
     /// <summary>
     /// Everything but cancellation (the engine left nothing behind, and the build is ending), the engine's one verdict
@@ -185,11 +170,11 @@ internal sealed class FallbackLadder : ICloneEngine
         return CloneResult.Copied(_files.Length(destinationPath), FallbackReason.EngineFailed, detail, writtenInPlace: existed);
     }
 
-    private (string, string)? VolumesOf(string sourcePath, string destinationPath)
+    private VolumePair? VolumesOf(string sourcePath, string destinationPath)
     {
         try
         {
-            return (_files.VolumeOf(sourcePath), _files.VolumeOf(destinationPath));
+            return _files.VolumesOf(sourcePath, destinationPath);
         }
         catch (Exception e) when (IsFault(e))
         {

@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
@@ -44,8 +45,11 @@ internal interface IPlainFiles
     /// <summary>A hidden new name beside <paramref name="destinationPath"/>, in its folder (<see cref="AtomicFile.TemporaryPathBeside"/>).</summary>
     string TemporaryPathBeside(string destinationPath);
 
-    /// <summary>An identity of the volume that holds the folder of <paramref name="path"/>, equal for two files on one volume.</summary>
-    string VolumeOf(string path);
+    /// <summary>
+    /// The volumes a copy from <paramref name="sourcePath"/> to <paramref name="destinationPath"/> goes between, keyed as
+    /// the engine's refusal cache keys them, so that what the ladder and the engine remember is about one pair.
+    /// </summary>
+    VolumePair VolumesOf(string sourcePath, string destinationPath);
 }
 
 /// <summary>The real <see cref="IPlainFiles"/>: .NET's file APIs, and for link counts and volumes one stat per OS.</summary>
@@ -134,24 +138,40 @@ internal sealed class PlainFiles : IPlainFiles
 
     public string TemporaryPathBeside(string destinationPath) => AtomicFile.TemporaryPathBeside(destinationPath);
 
-    public string VolumeOf(string path)
+    public VolumePair VolumesOf(string sourcePath, string destinationPath)
     {
-        string folder = Path.GetDirectoryName(path) ?? path;
+        string destinationFolder = Path.GetDirectoryName(destinationPath) ?? destinationPath;
 #if NET
         if (OperatingSystem.IsLinux())
         {
-            return LinuxNative.TryStat(folder, followLinks: true, out LinuxNative.FileStatus status)
-                ? status.Device.ToString(System.Globalization.CultureInfo.InvariantCulture)
-                : folder;
+            // As the Linux engine keys its refusals: the source's st_dev, the statfs of where the new file goes.
+            if (!LinuxNative.TryStat(sourcePath, followLinks: true, out LinuxNative.FileStatus source))
+            {
+                throw new IOException($"Could not stat '{sourcePath}'.");
+            }
+
+            int folder = LinuxNative.Open(destinationFolder, LinuxNative.OpenReadOnly | LinuxNative.OpenCloseOnExec);
+            if (folder < 0)
+            {
+                throw new IOException($"Could not open '{destinationFolder}'.");
+            }
+
+            using var handle = new SafeFileHandle((IntPtr)folder, ownsHandle: true);
+            LinuxNative.FileSystem(folder, LinuxNative.StatfsLayoutFor(RuntimeInformation.ProcessArchitecture), out long type, out ulong id);
+            return new VolumePair(source.Device, id, type);
         }
 
         if (OperatingSystem.IsMacOS())
         {
-            return new MacNative().DeviceOf(folder, out ulong device) == 0 ? device.ToString(System.Globalization.CultureInfo.InvariantCulture) : folder;
+            // As the macOS engine keys them: the source's device and the destination folder's.
+            var native = new MacNative();
+            return native.DeviceOf(sourcePath, out ulong source) == 0 && native.DeviceOf(destinationFolder, out ulong destination) == 0
+                ? new VolumePair(source, destination, 0)
+                : throw new IOException($"Could not stat '{sourcePath}' or '{destinationFolder}'.");
         }
 #endif
         // Windows: the drive or share. A volume mounted in a folder counts with its drive's: faults on one can stop the
         // engine being tried on the other, which costs clones there, never a file.
-        return Path.GetPathRoot(folder) ?? folder;
+        return VolumePair.BetweenRoots(Path.GetPathRoot(sourcePath) ?? sourcePath, Path.GetPathRoot(destinationFolder) ?? destinationFolder);
     }
 }

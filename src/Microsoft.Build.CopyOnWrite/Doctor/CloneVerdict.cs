@@ -7,7 +7,7 @@ namespace Microsoft.Build.CopyOnWrite.Doctor;
 
 /// <summary>One stream of files a build copies, from one folder into another, judged by <see cref="CloneRule"/>.</summary>
 /// <param name="Passes">Whether those copies pass CopyOnWriteMode=Required: cloned, or accepted; null when unknown.</param>
-internal sealed record BuildCopy(FolderOnVolume From, FolderOnVolume To, CopySource Source, string What, bool? Passes);
+internal sealed record BuildCopy(FolderOnVolume From, FolderOnVolume To, SourceOrigin Source, string What, bool? Passes);
 
 /// <summary>
 /// "Does this repository clone what it builds?", decided by the rule the build's CopyOnWriteMode=Required applies
@@ -56,10 +56,10 @@ internal sealed class CloneVerdict
 
         FolderOnVolume? intermediate = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.IntermediateOutput);
         FolderOnVolume output = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.BuildOutput) ?? intermediate ?? repository;
-        copies.Add(Judge(repository, output, CopySource.Movable, "the repository's files (content, references) into the build output"));
+        copies.Add(Judge(repository, output, SourceOrigin.Movable, "the repository's files (content, references) into the build output"));
         if (intermediate is not null && !ReferenceEquals(intermediate, output))
         {
-            copies.Add(Judge(intermediate, output, CopySource.Movable, "the compiled assembly from obj into the build output"));
+            copies.Add(Judge(intermediate, output, SourceOrigin.Movable, "the compiled assembly from obj into the build output"));
         }
 
         RestoredPackages restored = RestoredPackages.Read(repository.Folder.Path, buildFacts.AssetsFiles);
@@ -104,16 +104,16 @@ internal sealed class CloneVerdict
         return new CloneVerdict(copies, facts, assumptions);
     }
 
-    private static BuildCopy Judge(FolderOnVolume from, FolderOnVolume to, CopySource source, string what)
+    private static BuildCopy Judge(FolderOnVolume from, FolderOnVolume to, SourceOrigin source, string what)
         => new(from, to, source, what, from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.PassesRequired(source, from.Volume, to.Volume));
 
     /// <summary>How the build sorts a package folder (Settings/CopySources): a folder Required accepts, the package cache, or a folder that can move.</summary>
-    private static CopySource SourceOf(FolderOnVolume folder, BuildFacts facts)
-        => folder.Folder.Role == FolderRole.DotnetInstallation ? CopySource.DotNetInstallation
-            : facts.ListedFolders.Any(l => Inside(folder.Folder.Path, l)) ? CopySource.Listed
-            : facts.FallbackEnvironmentFolders.Any(f => Inside(folder.Folder.Path, f)) ? CopySource.NuGetFallbackFolder
-            : folder.Folder.Role == FolderRole.PackageCache || folder.Folder.Path.Replace('\\', '/').TrimEnd('/').EndsWith("/.nuget/packages", StringComparison.OrdinalIgnoreCase) ? CopySource.PackageCache
-            : CopySource.Movable;
+    private static SourceOrigin SourceOf(FolderOnVolume folder, BuildFacts facts)
+        => folder.Folder.Role == FolderRole.DotnetInstallation ? SourceOrigin.DotNetInstallation
+            : facts.ListedFolders.Any(l => Inside(folder.Folder.Path, l)) ? SourceOrigin.Listed
+            : facts.FallbackEnvironmentFolders.Any(f => Inside(folder.Folder.Path, f)) ? SourceOrigin.NuGetFallbackFolder
+            : folder.Folder.Role == FolderRole.PackageCache || folder.Folder.Path.Replace('\\', '/').TrimEnd('/').EndsWith("/.nuget/packages", StringComparison.OrdinalIgnoreCase) ? SourceOrigin.PackageCache
+            : SourceOrigin.Movable;
 
     private static bool Inside(string path, string folder)
     {
@@ -126,13 +126,13 @@ internal sealed class CloneVerdict
     private static bool SamePath(string first, string second) => Inside(first, second) && Inside(second, first);
 
     /// <summary>How a source kind reads in the report and the JSON.</summary>
-    public static string Describe(CopySource source) => source switch
+    public static string Describe(SourceOrigin source) => source switch
     {
-        CopySource.PackageCache => "packageCache",
-        CopySource.DotNetInstallation => "dotnetInstallation",
-        CopySource.MSBuildInstallation => "msbuildInstallation",
-        CopySource.NuGetFallbackFolder => "nugetFallbackFolder",
-        CopySource.Listed => "listed",
+        SourceOrigin.PackageCache => "packageCache",
+        SourceOrigin.DotNetInstallation => "dotnetInstallation",
+        SourceOrigin.MSBuildInstallation => "msbuildInstallation",
+        SourceOrigin.NuGetFallbackFolder => "nugetFallbackFolder",
+        SourceOrigin.Listed => "listed",
         _ => "movable",
     };
 }

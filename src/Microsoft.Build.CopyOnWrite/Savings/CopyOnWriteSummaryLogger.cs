@@ -6,6 +6,7 @@ using System.Linq;
 using System.Text;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Settings;
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite.Savings;

@@ -1,8 +1,3 @@
-// Where the source of a copy from another volume lives, which decides what a user can do about it: the volume
-// component's CopySource, the one table CopyOnWriteMode=Required and the doctor both read (Volumes/CloneRule), under
-// the name the task and the reports know it by.
-global using SourceOrigin = Microsoft.Build.CopyOnWrite.Volumes.CopySource;
-
 using System;
 using System.Collections.Generic;
 using System.IO;

@@ -1,7 +1,7 @@
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
-/// <summary>Where the source of a copy lives, as far as the clone rule cares: whether a user can move it (the build knows it as SourceOrigin, an alias in Settings/CopySources).</summary>
-internal enum CopySource
+/// <summary>Where the source of a copy lives, as far as the clone rule cares: whether a user can move it. The build, its reports and the doctor all name it so.</summary>
+internal enum SourceOrigin
 {
     /// <summary>A folder the user can move onto the destination's volume (the repository, its outputs, the temp folder...).</summary>
     Movable,
@@ -39,23 +39,22 @@ internal static class CloneRule
         + "or a folder listed in CopyOnWriteAcceptCopiesFrom";
 
     /// <summary>Whether CopyOnWriteMode=Required accepts a file copied (not cloned) from <paramref name="source"/>.</summary>
-    public static bool AcceptsCopiesFrom(CopySource source)
-        => source is CopySource.DotNetInstallation or CopySource.MSBuildInstallation or CopySource.NuGetFallbackFolder or CopySource.Listed;
+    public static bool AcceptsCopiesFrom(SourceOrigin origin)
+        => origin is SourceOrigin.DotNetInstallation or SourceOrigin.MSBuildInstallation or SourceOrigin.NuGetFallbackFolder or SourceOrigin.Listed;
 
     /// <summary>
     /// Whether two volumes are one file system, which a clone needs: on Linux the same device in the mount table (a
-    /// bind mount and a btrfs subvolume mounted apart are the file system they come from), elsewhere the same root.
+    /// bind mount and a btrfs subvolume mounted apart are the file system they come from), elsewhere the same root
+    /// (<see cref="VolumeLocation.FileSystemKey"/>).
     /// </summary>
     public static bool SameFileSystem(VolumeLocation first, VolumeLocation second)
-        => first.FileSystemId is not null && second.FileSystemId is not null
-            ? first.FileSystemId == second.FileSystemId
-            : VolumeCatalog.RootComparer.Equals(first.Root, second.Root);
+        => VolumeCatalog.RootComparer.Equals(first.FileSystemKey, second.FileSystemKey);
 
     /// <summary>Whether files go from <paramref name="source"/> to <paramref name="destination"/> as clones: one file system, and it clones (null: unknown).</summary>
     public static bool? Clones(VolumeFacts source, VolumeFacts destination)
         => !SameFileSystem(source.Location, destination.Location) ? false : source.CanClone;
 
     /// <summary>Whether copies from <paramref name="source"/> (of that kind) to <paramref name="destination"/> pass Required: cloned or accepted (null: unknown).</summary>
-    public static bool? PassesRequired(CopySource kind, VolumeFacts source, VolumeFacts destination)
+    public static bool? PassesRequired(SourceOrigin kind, VolumeFacts source, VolumeFacts destination)
         => AcceptsCopiesFrom(kind) ? true : Clones(source, destination);
 }

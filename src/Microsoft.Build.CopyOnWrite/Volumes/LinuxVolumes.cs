@@ -108,6 +108,21 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
             .Select(m => new VolumeLocation(m.Point, m.FileSystem, m.Device))
             .ToList();
 
+    /// <summary>mountinfo's account of the mount: "TYPE on SOURCE, mount options OPTIONS, file system options SUPER-OPTIONS".</summary>
+    public string? DriverLineOf(string mountPoint)
+    {
+        string point = mountPoint.TrimEnd('/').PadRight(1, '/');
+        foreach (Mount mount in Mounts())
+        {
+            if (mount.Point == point && mount.Options is not null)
+            {
+                return $"{mount.FileSystem} on {mount.Source}, mount options {mount.Options.Mount}, file system options {mount.Options.FileSystem}";
+            }
+        }
+
+        return null;
+    }
+
     /// <summary>Whether a mount point, or the image file a loop device reads (null: none), lies in a temp folder.</summary>
     internal static bool IsScratch(string mountPoint, string? loopImage)
     {
@@ -298,7 +313,8 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
                 point,
                 separator > 0 && separator + 1 < fields.Length ? fields[separator + 1] : "unknown",
                 fields[2].Contains(':') ? fields[2] : null,
-                separator > 0 && separator + 2 < fields.Length ? Unescape(fields[separator + 2]) : null);
+                separator > 0 && separator + 2 < fields.Length ? Unescape(fields[separator + 2]) : null,
+                separator > 0 && separator + 3 < fields.Length ? new MountOptions(fields[5], fields[separator + 3]) : null);
         }
 
         return mounts.Values;
@@ -329,6 +345,9 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
 
     /// <param name="Device">The file system's major:minor (mountinfo's third field), shared by every mount of it.</param>
     /// <param name="Source">What was mounted (the field after the file system): a device such as /dev/loop3, or null.</param>
-    internal sealed record Mount(string Point, string FileSystem, string? Device, string? Source = null);
+    /// <param name="Options">The mount's options and the file system's own (mountinfo's sixth and last fields), or null.</param>
+    internal sealed record Mount(string Point, string FileSystem, string? Device, string? Source = null, MountOptions? Options = null);
+
+    internal sealed record MountOptions(string Mount, string FileSystem);
 }
 #endif

@@ -107,9 +107,6 @@ internal sealed class VolumeCatalog
         return location;
     }
 
-    /// <summary>The mount point or drive of <paramref name="path"/>.</summary>
-    public string MountPointOf(string path) => Locate(path).Root;
-
     /// <summary>What the volume of <paramref name="folder"/> is and whether it clones, from the cache while it is fresh.</summary>
     /// <param name="mayWrite">False: no probe file in <paramref name="folder"/> (see <see cref="IVolumeInspector.Inspect"/>).</param>
     public VolumeFacts Inspect(string folder, bool mayWrite = true)
@@ -140,9 +137,8 @@ internal sealed class VolumeCatalog
     /// <summary>The mounted volumes whose file system can clone, where the OS can list them (Linux); empty elsewhere.</summary>
     public IReadOnlyList<VolumeLocation> VolumesThatMayClone() => _inspector is IListsVolumes lister ? lister.MountedVolumesUsersKeep() : [];
 
-    /// <summary>Whether two paths are on one file system, which a clone needs (<see cref="CloneRule.SameFileSystem(VolumeLocation, VolumeLocation)"/>).</summary>
-    public bool SameVolume(string first, string second)
-        => CloneRule.SameFileSystem(Locate(first), Locate(second));
+    /// <summary>Where the OS keeps a mount table (Linux): the driver line of the volume mounted at <paramref name="mountPoint"/>; null elsewhere.</summary>
+    public string? DriverLineOf(string mountPoint) => _inspector is IListsVolumes lister ? lister.DriverLineOf(mountPoint) : null;
 
     private bool IsStale(long when) => IsOlderThan(when, Lifetime);
 

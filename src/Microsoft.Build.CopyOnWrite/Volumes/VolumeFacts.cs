@@ -10,7 +10,14 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 /// (a bind mount, a btrfs subvolume mounted on its own) has the same one, and the kernel clones between them. Null
 /// elsewhere, where <paramref name="Root"/> is the identity.
 /// </param>
-internal sealed record VolumeLocation(string Root, string FileSystem, string? FileSystemId = null);
+internal sealed record VolumeLocation(string Root, string FileSystem, string? FileSystemId = null)
+{
+    /// <summary>
+    /// Which file system this is: equal for two locations exactly when they are one file system, which a clone needs
+    /// (<see cref="CloneRule.SameFileSystem"/>); what the build's rule, the doctor and the forecast all compare.
+    /// </summary>
+    public string FileSystemKey => FileSystemId ?? Root;
+}
 
 /// <summary>What is known about one volume: where it is, its file system, and whether files can be cloned on it.</summary>
 /// <param name="Root">As in <see cref="VolumeLocation.Root"/>.</param>
@@ -66,4 +73,7 @@ internal interface IListsVolumes
     /// job's scratch volume, gone when that job ends).
     /// </summary>
     IReadOnlyList<VolumeLocation> MountedVolumesUsersKeep();
+
+    /// <summary>The driver line of the volume mounted at <paramref name="mountPoint"/> (what was mounted, how, with which options); null when none is.</summary>
+    string? DriverLineOf(string mountPoint);
 }

@@ -47,7 +47,7 @@ public sealed class PredictOnMountsTests
 
         CopyForecast forecast = PredictCommand.Forecast(log);
 
-        VolumePair pair = forecast.Pairs.Single();
+        CopiesBetweenVolumes pair = forecast.Pairs.Single();
         string said = $"{mounts.What}: {pair.Source.MountPoint} ({pair.Source.FileSystem}, {pair.Source.Key}) -> {pair.Destination.MountPoint} ({pair.Destination.FileSystem}, {pair.Destination.Key}); {pair.Source.Evidence}";
         Assert.AreEqual(clones, pair.SameVolume && pair.ClonesHere, said);
         if (place is "btrfs subvolumes" or "bind mount")

@@ -41,7 +41,7 @@ public sealed class PredictTests
         Assert.AreEqual(nonEmpty.Count(f => f.Length <= 16 * 1024), forecast.Small);
         Assert.AreEqual(nonEmpty.Sum(f => f.Length), forecast.OutputBytes, "each destination written once");
         Assert.AreEqual(0, forecast.OurCopyTasks, "MSBuild's own Copy task");
-        VolumePair pair = forecast.Pairs.Single();
+        CopiesBetweenVolumes pair = forecast.Pairs.Single();
         Assert.IsTrue(pair.SameVolume);
         Assert.IsFalse(pair.Source.CanClone, pair.Source.Evidence);
         Assert.IsTrue(forecast.CopyWallMilliseconds > 0 && forecast.CopyWallMilliseconds <= forecast.CopyMilliseconds + 0.001, $"{forecast.CopyWallMilliseconds} ms of {forecast.CopyMilliseconds} ms");
@@ -81,13 +81,13 @@ public sealed class PredictTests
 
         CopyForecast forecast = PredictCommand.Forecast(log);
 
-        VolumePair fromCache = forecast.Pairs.Single(p => !p.SameVolume);
+        CopiesBetweenVolumes fromCache = forecast.Pairs.Single(p => !p.SameVolume);
         Assert.AreEqual("xfs", fromCache.Source.FileSystem);
         Assert.AreEqual(xfs.MountPoint, fromCache.Source.MountPoint);
         Assert.AreEqual(true, fromCache.Source.CanClone, fromCache.Source.Evidence);
         Assert.AreEqual(packageFiles.Length, fromCache.Files);
         Assert.AreEqual(packageFiles.Sum(p => (long)p.Item2), fromCache.Bytes);
-        VolumePair local = forecast.Pairs.Single(p => p.SameVolume);
+        CopiesBetweenVolumes local = forecast.Pairs.Single(p => p.SameVolume);
         Assert.AreEqual(fromCache.Destination.Key, local.Source.Key, "the outputs' own copies stay on the temp volume");
         Assert.AreSame(fromCache, forecast.BestMove);
         StringAssert.Contains(ForecastReport.Move(forecast), $"{MeasurementReport.MiB(5 << 20)} of {MeasurementReport.MiB(forecast.ClonableBytes)} come from {xfs.MountPoint} (xfs");
@@ -101,7 +101,7 @@ public sealed class PredictTests
 
         CopyForecast forecast = PredictCommand.Forecast(Build(folder, "btrfs.binlog"));
 
-        VolumePair pair = forecast.Pairs.Single();
+        CopiesBetweenVolumes pair = forecast.Pairs.Single();
         Assert.IsTrue(pair.SameVolume);
         Assert.AreEqual(btrfs.MountPoint, pair.Source.MountPoint);
         Assert.AreEqual("btrfs", pair.Source.FileSystem);

@@ -4,6 +4,7 @@ using System.IO;
 using System.Linq;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Shared;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 

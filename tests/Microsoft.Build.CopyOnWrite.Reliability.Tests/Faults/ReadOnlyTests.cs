@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Shared;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 

@@ -4,6 +4,7 @@ using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Text.RegularExpressions;
+using Microsoft.Build.CopyOnWrite.Shared;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
 namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
@@ -135,7 +136,7 @@ public static class MSBuildProjects
 
     /// <summary>Starts `dotnet msbuild` on the project; <paramref name="asNobody"/> drops root (setpriv) so permissions apply.</summary>
     /// <param name="launcher">A program and its arguments that start `dotnet` (e.g. with system calls made to fail); null: `dotnet` itself.</param>
-    public static ChildProcess Start(string project, bool stock, IEnumerable<string> extraArguments, bool asNobody = false, IReadOnlyList<string>? launcher = null)
+    internal static ChildProcess Start(string project, bool stock, IEnumerable<string> extraArguments, bool asNobody = false, IReadOnlyList<string>? launcher = null)
     {
         var arguments = new List<string>
         {

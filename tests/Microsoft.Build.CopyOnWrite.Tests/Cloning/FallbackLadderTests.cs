@@ -325,13 +325,8 @@ public sealed class FallbackLadderTests
             out string? fault);
 
         Assert.IsInstanceOfType<FallbackLadder>(engine);
-        Assert.IsInstanceOfType<CopyOnlyEngine>(((FallbackLadder)engine).Engine);
         StringAssert.Contains(fault, "could not be made (DllNotFoundException");
-        string folder = TestScratch.NewFolder("ladder-selection");
-        string source = TestFiles.Write(folder, "a.dll", 1_000);
-        CloneResult result = engine.CloneOrCopy(source, Path.Combine(folder, "out.dll"), CancellationToken.None);
-        Assert.IsTrue(TestFiles.SameBytes(source, Path.Combine(folder, "out.dll")));
-        StringAssert.Contains(result.Detail, "our clone engine could not start");
+        AssertCopiesWithTheCopyOnlyEngine(engine, "ladder-selection");
     }
 
     [TestMethod]
@@ -342,8 +337,20 @@ public sealed class FallbackLadderTests
             (_, _) => throw new EntryPointNotFoundException("statx"),
             out string? fault);
 
-        Assert.IsInstanceOfType<CopyOnlyEngine>(((FallbackLadder)engine).Engine);
+        Assert.IsInstanceOfType<FallbackLadder>(engine);
         StringAssert.Contains(fault, "EntryPointNotFoundException");
+        AssertCopiesWithTheCopyOnlyEngine(engine, "ladder-constructor");
+    }
+
+    /// <summary>The copy-only engine, seen from outside the ladder: a copy, and its reason and words (<see cref="CopyOnlyEngine"/>).</summary>
+    private static void AssertCopiesWithTheCopyOnlyEngine(ICloneEngine engine, string purpose)
+    {
+        string folder = TestScratch.NewFolder(purpose);
+        string source = TestFiles.Write(folder, "a.dll", 1_000);
+        CloneResult result = engine.CloneOrCopy(source, Path.Combine(folder, "out.dll"), CancellationToken.None);
+        Assert.IsTrue(TestFiles.SameBytes(source, Path.Combine(folder, "out.dll")));
+        Assert.AreEqual(FallbackReason.PlatformCannotClone, result.Reason);
+        StringAssert.Contains(result.Detail, "our clone engine could not start");
     }
 
     /// <summary>A ladder over an engine that fails every file with an unknown error, forgetting on <paramref name="clock"/> (30 s).</summary>
@@ -460,7 +467,7 @@ public sealed class FallbackLadderTests
 
         public string TemporaryPathBeside(string destinationPath) => Ask() ? _real.TemporaryPathBeside(destinationPath) : string.Empty;
 
-        public string VolumeOf(string path) => Ask() ? _real.VolumeOf(path) : string.Empty;
+        public VolumePair VolumesOf(string sourcePath, string destinationPath) => Ask() ? _real.VolumesOf(sourcePath, destinationPath) : default;
 
         private bool Ask()
         {

@@ -425,5 +425,5 @@ public sealed class LinuxCloneEngineTests
     }
 
     private static VolumePair VolumePairOf(string source, string destination)
-        => LinuxCloneEngine.VolumePairFor(source, Path.GetDirectoryName(destination)!);
+        => new PlainFiles().VolumesOf(source, destination);
 }

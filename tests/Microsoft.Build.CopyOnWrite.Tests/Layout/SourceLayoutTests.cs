@@ -89,8 +89,8 @@ public sealed class SourceLayoutTests
     /// The folders use each other one way only: read as the test above reads them (a folder uses another when its code
     /// names a type declared there), the uses make no cycle, so each folder can be read, tested and changed knowing
     /// only the folders it uses. The project folder is left out: it may use everything (it is where the folders are
-    /// put together) and no folder may use it. A subfolder counts as part of its folder (Cloning/Platform/ is the
-    /// plumbing of Cloning/'s engines, and the two use each other, as their READMEs say). A README can allow a use;
+    /// put together) and no folder may use it. A subfolder counts as part of its folder (Cloning/Linux/ is the
+    /// Linux engine under Cloning/'s ladder, and the two use each other, as their READMEs say). A README can allow a use;
     /// only this test says that the uses go one way.
     /// </summary>
     [TestMethod]

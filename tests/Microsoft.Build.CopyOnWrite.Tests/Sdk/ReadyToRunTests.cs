@@ -105,15 +105,32 @@ public sealed class ReadyToRunTests
         }
 
         (string folder, string project) = SdkPackage.ProjectImportingTheSdk("r2r-this-machine", SdkPackage.Extracted);
+        // A second Copy onto another volume (tmpfs, which never clones), so that the paths of a file copied, not cloned,
+        // run whatever the scratch folder's file system: the refused clone and its cache, the cross-volume diagnosis,
+        // the data line and the volumes it names.
+        string otherVolume = Directory.CreateDirectory(Path.Combine("/dev/shm", "cow-r2r-" + Guid.NewGuid().ToString("N")[..8])).FullName;
+        File.WriteAllText(project, File.ReadAllText(project).Replace(
+            "<Copy SourceFiles=\"a.txt\" DestinationFolder=\"out\" />",
+            $"<Copy SourceFiles=\"a.txt\" DestinationFolder=\"out\" /><Copy SourceFiles=\"a.txt\" DestinationFolder=\"{otherVolume}\" />"));
         string jitLog = Path.Combine(folder, "jit.txt");
         IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
         environment["DOTNET_JitStdOutFile"] = jitLog;
         environment["DOTNET_JitDisasmSummary"] = "1";
 
-        ProcessResult build = ProcessRunner.Run("dotnet", ["msbuild", project, "-v:d", "-nologo", "-nr:false"], folder, environment, TimeSpan.FromMinutes(5));
+        ProcessResult build;
+        try
+        {
+            build = ProcessRunner.Run("dotnet", ["msbuild", project, "-v:d", "-nologo", "-nr:false"], folder, environment, TimeSpan.FromMinutes(5));
+            Assert.AreEqual("payload", File.ReadAllText(Path.Combine(otherVolume, "a.txt")), build.Output);
+        }
+        finally
+        {
+            Directory.Delete(otherVolume, recursive: true);
+        }
 
         Assert.IsTrue(build.Succeeded, build.Output);
         StringAssert.Contains(build.Output, SdkPackage.TaskLoadedFrom(SdkPackage.Extracted, expected), "Sdk.targets must pick the copy precompiled for this runtime, OS and architecture:\n" + build.Output);
+        StringAssert.Contains(build.Output, "crossvolume=", "the data line names the other volume");
         Assert.AreEqual("payload", File.ReadAllText(Path.Combine(folder, "out", "a.txt")));
         string[] compiled = File.ReadAllLines(jitLog);
         Assert.IsTrue(compiled.Length > 100, $"the JIT listed only {compiled.Length} methods: DOTNET_JitStdOutFile did not work, so this test sees nothing");

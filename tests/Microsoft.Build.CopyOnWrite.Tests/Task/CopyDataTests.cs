@@ -1,5 +1,5 @@
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
-using SourceOrigin = Microsoft.Build.CopyOnWrite.Volumes.CopySource;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Task;
 

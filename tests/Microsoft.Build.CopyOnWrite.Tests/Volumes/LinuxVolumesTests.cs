@@ -55,8 +55,8 @@ public sealed class LinuxVolumesTests
         VolumeCatalog catalog = Catalog();
 
         Assert.AreEqual(xfs.MountPoint, catalog.Locate(Path.Combine(link, "obj")).Root);
-        Assert.IsTrue(catalog.SameVolume(Path.Combine(link, "obj"), target));
-        Assert.IsFalse(catalog.SameVolume(link + "-not-a-link", target));
+        Assert.IsTrue(CloneRule.SameFileSystem(catalog.Locate(Path.Combine(link, "obj")), catalog.Locate(target)));
+        Assert.IsFalse(CloneRule.SameFileSystem(catalog.Locate(link + "-not-a-link"), catalog.Locate(target)));
     }
 
     [TestMethod]
@@ -104,6 +104,21 @@ public sealed class LinuxVolumesTests
         Assert.AreEqual("ext4", mounts["/"]);
         Assert.AreEqual("tmpfs", mounts["/tmp"]);
         Assert.AreEqual(3, mounts.Count);
+    }
+
+    [TestMethod]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    public void The_driver_line_the_self_test_reports_is_the_mount_tables_account_of_the_mount(string kind)
+    {
+        LoopFileSystem volume = LoopFileSystems.Require(kind);
+
+        string? line = Catalog().DriverLineOf(volume.MountPoint + "/");
+
+        StringAssert.StartsWith(line, $"{kind} on /dev/loop");
+        StringAssert.Contains(line, ", mount options rw");
+        StringAssert.Contains(line, ", file system options ");
+        Assert.IsNull(Catalog().DriverLineOf(volume.NewFolder("not-a-mount")), "a folder that is no mount point has no driver line");
     }
 
     [TestMethod]

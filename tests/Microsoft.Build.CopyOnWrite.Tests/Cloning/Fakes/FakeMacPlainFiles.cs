@@ -67,7 +67,10 @@ internal sealed class FakeMacPlainFiles : IPlainFiles
 
     public string TemporaryPathBeside(string destinationPath) => AtomicFile.TemporaryPathBeside(destinationPath);
 
-    public string VolumeOf(string path) => _files.DeviceOf(Path.GetDirectoryName(path) ?? path, out ulong device) == 0 ? device.ToString() : path;
+    public VolumePair VolumesOf(string sourcePath, string destinationPath)
+        => _files.DeviceOf(sourcePath, out ulong source) == 0 && _files.DeviceOf(Path.GetDirectoryName(destinationPath) ?? destinationPath, out ulong destination) == 0
+            ? new VolumePair(source, destination, 0)
+            : throw new IOException($"Could not stat '{sourcePath}' or the folder of '{destinationPath}'.");
 
     private static void Check(int errno, string path)
     {

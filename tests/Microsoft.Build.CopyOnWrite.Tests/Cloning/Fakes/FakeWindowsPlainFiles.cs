@@ -87,10 +87,10 @@ internal sealed class FakeWindowsPlainFiles : IPlainFiles
         return WindowsPaths.TemporaryPathBeside(destinationPath);
     }
 
-    public string VolumeOf(string path)
+    public VolumePair VolumesOf(string sourcePath, string destinationPath)
     {
         Calls++;
-        return path.Substring(0, WindowsPaths.RootLength(path));
+        return VolumePair.BetweenRoots(sourcePath.Substring(0, WindowsPaths.RootLength(sourcePath)), destinationPath.Substring(0, WindowsPaths.RootLength(destinationPath)));
     }
 
     private static void Check(int error, string path)

@@ -234,9 +234,7 @@ internal sealed class WindowsVolumeCache
     private readonly CloneCapabilityCache _clock;
     private readonly object _lock = new();
 
-    // A machine has a handful of volumes: a short array, replaced whole on a change and read without a lock. No
-    // framework generic over our own types (a ConcurrentDictionary of tuples) means nothing for the JIT to compile
-    // on a node's first Copy (docs/precompiled-task.md).
+    // A machine has a handful of volumes: a short array, replaced whole on a change and read without a lock.
     private Known[] _known = new Known[0];
 
     public WindowsVolumeCache(CloneCapabilityCache clock) => _clock = clock;

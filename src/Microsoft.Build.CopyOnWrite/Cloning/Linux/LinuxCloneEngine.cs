@@ -228,15 +228,6 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         LinuxNative.SetTimes(destinationFd, times, pathForErrors);
     }
 
-    /// <summary>The refusal-cache key for a source file and a destination folder, as <see cref="CloneOrCopy"/> computes it.</summary>
-    internal static VolumePair VolumePairFor(string sourcePath, string destinationFolder)
-    {
-        using SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status);
-        using var folder = new SafeFileHandle((IntPtr)LinuxNative.Open(destinationFolder, LinuxNative.OpenReadOnly | LinuxNative.OpenCloseOnExec), ownsHandle: true);
-        LinuxNative.FileSystem((int)folder.DangerousGetHandle(), LinuxNative.StatfsLayoutFor(RuntimeInformation.ProcessArchitecture), out long type, out ulong id);
-        return new VolumePair(status.Device, id, type);
-    }
-
     private CloneResult CloneOrCopyContent(
         SafeFileHandle source,
         int sourceFd,
