@@ -7,29 +7,24 @@ using Microsoft.Build.CopyOnWrite.Doctor;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// The folders a build of a repository copies between, found without building it: the repository (the nearest folder
-/// with a Directory.Build.props at or above what the user named, as the CopyOnWriteDoctor target takes it), its outputs
-/// (OutDir and IntermediateOutputPath of the project named, else the first one of the solution named, else the first
-/// one in the folder named, as MSBuild evaluates them; else artifacts/, else that project's bin/ and obj/), NuGet's package
-/// cache and fallback folders as NuGet itself resolves them there (NUGET_PACKAGES, NuGet.config, the default), the
-/// .NET installation the `dotnet` on PATH runs from, and the temp folder.
+/// Which project a doctor run means (the project named, else what `dotnet build` would build in the folder named), and
+/// that project's folders from MSBuild's own evaluation of it (-getProperty, with NuGet's _GetRestoreSettings run
+/// first), read by <see cref="ProjectFolders"/>: the rule the CopyOnWriteDoctor target follows, so the repository
+/// need not have adopted the SDK and the two doors check the same folders.
 /// </summary>
 internal static class BuildFolders
 {
     /// <summary>
-    /// From what the user named (a folder, a solution or a project file), the repository and the project whose outputs
-    /// are checked; false with the problem, said as a sentence, when there is no such file or folder or no project.
+    /// From what the user named (a folder, a solution or a project file), the project whose folders are checked; false
+    /// with the problem, said as a sentence, when there is no such file or folder or no project.
     /// </summary>
-    public static bool TryFindProject(string named, out string repository, out string? project, out string? problem)
+    public static bool TryFindProject(string named, out string? project, out string? problem)
     {
         string path = Path.GetFullPath(named);
-        repository = path;
         project = null;
         problem = null;
-        string start;
         if (File.Exists(path))
         {
-            start = Path.GetDirectoryName(path)!;
             string extension = Path.GetExtension(path).ToLowerInvariant();
             if (extension is ".sln" or ".slnx")
             {
@@ -52,7 +47,6 @@ internal static class BuildFolders
         }
         else if (Directory.Exists(path))
         {
-            start = path;
             project = ProjectMSBuildWouldBuildIn(path);
             if (project is null)
             {
@@ -66,22 +60,7 @@ internal static class BuildFolders
             return false;
         }
 
-        repository = RepositoryRoot(start);
         return true;
-    }
-
-    /// <summary>The nearest folder at or above <paramref name="start"/> with a Directory.Build.props (MSBuild's DirectoryBuildPropsPath), else <paramref name="start"/>.</summary>
-    internal static string RepositoryRoot(string start)
-    {
-        for (DirectoryInfo? folder = new(start); folder is not null; folder = folder.Parent)
-        {
-            if (File.Exists(Path.Combine(folder.FullName, "Directory.Build.props")))
-            {
-                return folder.FullName;
-            }
-        }
-
-        return start;
     }
 
     /// <summary>The project files a .sln (Project(...) = "Name", "path", ...) or .slnx (&lt;Project Path="path" /&gt;) lists, as full paths, in its order.</summary>
@@ -98,77 +77,23 @@ internal static class BuildFolders
             .Select(relative => Path.GetFullPath(Path.Combine(folder, relative)));
     }
 
-    /// <summary>What the build knows beyond folders, as MSBuild evaluates the project: ProjectAssetsFile, CopyOnWriteAcceptCopiesFrom; and NUGET_FALLBACK_PACKAGES.</summary>
-    public static BuildFacts FactsOf(string project)
+    /// <summary>
+    /// The project's folders as MSBuild evaluates it, run where `dotnet build` of it would run (its global.json picks the
+    /// SDK); false with MSBuild's first error, said as a sentence, when MSBuild cannot evaluate it.
+    /// </summary>
+    public static bool TryEvaluate(string project, out ProjectFolders? folders, out string? problem)
     {
-        IReadOnlyDictionary<string, string> properties = Evaluate(project);
-        return new BuildFacts(
-            properties.TryGetValue("ProjectAssetsFile", out string? assets) && !string.IsNullOrEmpty(assets) ? [InFolder(Path.GetDirectoryName(project)!, assets)] : [],
-            BuildFacts.FullPaths(properties.GetValueOrDefault("CopyOnWriteAcceptCopiesFrom") ?? Environment.GetEnvironmentVariable("CopyOnWriteAcceptCopiesFrom")),
-            BuildFacts.FullPaths(Environment.GetEnvironmentVariable("NUGET_FALLBACK_PACKAGES")));
-    }
-
-    public static IReadOnlyList<CheckedFolder> Of(string repository, string project, IEnumerable<string> others)
-    {
-        repository = Path.GetFullPath(repository);
-        var folders = new List<CheckedFolder> { new(FolderRole.Repository, repository) };
-        folders.AddRange(Outputs(project));
-        if (PackageCache(repository) is string cache)
-        {
-            folders.Add(new CheckedFolder(FolderRole.PackageCache, cache));
-        }
-
-        folders.AddRange(FallbackFolders(repository).Select(f => new CheckedFolder(FolderRole.PackageFallbackFolder, f)));
-        if (DotnetInstallation() is string dotnet)
-        {
-            folders.Add(new CheckedFolder(FolderRole.DotnetInstallation, dotnet));
-        }
-
-        folders.Add(new CheckedFolder(FolderRole.TempFolder, Path.GetTempPath()));
-        folders.AddRange(others.Select(o => new CheckedFolder(FolderRole.NamedFolder, Path.GetFullPath(o))));
-        return folders;
-    }
-
-    private static IEnumerable<CheckedFolder> Outputs(string project)
-    {
-        if (OutputsAsMSBuildSaysThem(project) is (string output, string intermediate))
-        {
-            return [new CheckedFolder(FolderRole.BuildOutput, output), new CheckedFolder(FolderRole.IntermediateOutput, intermediate)];
-        }
-
-        string artifacts = Path.Combine(RepositoryRoot(Path.GetDirectoryName(project)!), "artifacts");
-        if (Directory.Exists(artifacts))
-        {
-            return [new CheckedFolder(FolderRole.BuildOutput, artifacts)];
-        }
-
+        folders = null;
+        problem = null;
+        string[] getProperties = ProjectFolders.PropertyNames.Select(name => "-getProperty:" + name).ToArray();
         string projectFolder = Path.GetDirectoryName(project)!;
-        return [new CheckedFolder(FolderRole.BuildOutput, Path.Combine(projectFolder, "bin")), new CheckedFolder(FolderRole.IntermediateOutput, Path.Combine(projectFolder, "obj"))];
-    }
-
-    /// <summary>OutDir and IntermediateOutputPath of the project as MSBuild evaluates them (no build: -getProperty), or null.</summary>
-    private static (string Output, string Intermediate)? OutputsAsMSBuildSaysThem(string project)
-    {
-        IReadOnlyDictionary<string, string> properties = Evaluate(project);
-        string folder = Path.GetDirectoryName(project)!;
-        return properties.TryGetValue("OutDir", out string? output) && properties.TryGetValue("IntermediateOutputPath", out string? intermediate)
-            && !string.IsNullOrEmpty(output) && !string.IsNullOrEmpty(intermediate)
-            ? (InFolder(folder, output), InFolder(folder, intermediate))
-            : null;
-    }
-
-    private static readonly Dictionary<string, IReadOnlyDictionary<string, string>> Evaluated = new(StringComparer.Ordinal);
-
-    /// <summary>The properties the doctor reads, as MSBuild evaluates the project (no build: -getProperty), once per project; empty when MSBuild could not.</summary>
-    private static IReadOnlyDictionary<string, string> Evaluate(string project)
-    {
-        if (Evaluated.TryGetValue(project, out IReadOnlyDictionary<string, string>? known))
+        ShellResult result = Shell.Run("dotnet", ["msbuild", project, "-nologo", "-t:_GetRestoreSettings", .. getProperties], workingDirectory: projectFolder, timeout: TimeSpan.FromMinutes(2));
+        if (!result.Succeeded && result.Output.Contains("MSB4057", StringComparison.Ordinal))
         {
-            return known;
+            // A project without NuGet's targets (no _GetRestoreSettings): its evaluation alone, as the target then reads it.
+            result = Shell.Run("dotnet", ["msbuild", project, "-nologo", .. getProperties], workingDirectory: projectFolder, timeout: TimeSpan.FromMinutes(2));
         }
 
-        string[] names = ["OutDir", "IntermediateOutputPath", "ProjectAssetsFile", "CopyOnWriteAcceptCopiesFrom"];
-        ShellResult result = Shell.Run("dotnet", ["msbuild", project, "-nologo", .. names.Select(n => "-getProperty:" + n)], timeout: TimeSpan.FromMinutes(2));
         var values = new Dictionary<string, string>(StringComparer.Ordinal);
         int json = result.Output.IndexOf('{');
         if (result.Succeeded && json >= 0)
@@ -187,13 +112,17 @@ internal static class BuildFolders
             }
         }
 
-        Evaluated[project] = values;
-        return values;
-    }
+        if (values.Count == 0)
+        {
+            string firstError = result.Output.Split('\n').Select(line => line.Trim()).FirstOrDefault(line => line.Contains("error", StringComparison.OrdinalIgnoreCase))
+                ?? result.Output.Trim().Split('\n').FirstOrDefault() ?? "no output";
+            problem = $"MSBuild could not evaluate {project} ({firstError}); fix what it says (`dotnet build` there shows the same), or name another project.";
+            return false;
+        }
 
-    /// <summary>A path MSBuild gave relative to the project (with \ as it writes them on every OS) as a full path here.</summary>
-    private static string InFolder(string folder, string path)
-        => Path.GetFullPath(Path.Combine(folder, OperatingSystem.IsWindows() ? path : path.Replace('\\', '/'))).TrimEnd(Path.DirectorySeparatorChar);
+        folders = ProjectFolders.From(name => values.GetValueOrDefault(name));
+        return true;
+    }
 
     /// <summary>
     /// The project whose outputs the doctor checks for a folder, by the rule both doors follow (README, "Ask the doctor"):
@@ -229,63 +158,6 @@ internal static class BuildFolders
         }
 
         return null;
-    }
-
-    /// <summary>`dotnet nuget locals global-packages --list` in the repository: NuGet's own answer (NUGET_PACKAGES, NuGet.config, the default).</summary>
-    private static string? PackageCache(string repository)
-    {
-        ShellResult result = Shell.Run("dotnet", ["nuget", "locals", "global-packages", "--list"], workingDirectory: repository, timeout: TimeSpan.FromMinutes(1));
-        string? line = result.Output.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith("global-packages:", StringComparison.Ordinal));
-        return result.Succeeded && line is not null ? line["global-packages:".Length..].Trim() : null;
-    }
-
-    /// <summary>The fallbackPackageFolders of the NuGet.config files that apply in the repository (`dotnet nuget config get all`).</summary>
-    internal static IEnumerable<string> FallbackFolders(string repository)
-    {
-        ShellResult result = Shell.Run("dotnet", ["nuget", "config", "get", "all", "--working-directory", repository], timeout: TimeSpan.FromMinutes(1));
-        return result.Succeeded ? ParseFallbackFolders(result.Output) : [];
-    }
-
-    /// <summary>From "fallbackPackageFolders:" then indented `add key="..." value="..."` lines, the values.</summary>
-    internal static IEnumerable<string> ParseFallbackFolders(string configOutput)
-    {
-        bool inSection = false;
-        foreach (string line in configOutput.Split('\n'))
-        {
-            if (!line.StartsWith('\t') && !line.StartsWith(' '))
-            {
-                inSection = line.Trim().Equals("fallbackPackageFolders:", StringComparison.OrdinalIgnoreCase);
-                continue;
-            }
-
-            int value = line.IndexOf("value=\"", StringComparison.Ordinal);
-            if (inSection && value >= 0)
-            {
-                int start = value + "value=\"".Length;
-                int end = line.IndexOf('"', start);
-                if (end > start)
-                {
-                    yield return line[start..end];
-                }
-            }
-        }
-    }
-
-    /// <summary>The folder of the `dotnet` that builds: the one on PATH with its links resolved, else DOTNET_ROOT.</summary>
-    private static string? DotnetInstallation()
-    {
-        string executable = OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet";
-        foreach (string folder in (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries))
-        {
-            var candidate = new FileInfo(Path.Combine(folder, executable));
-            if (candidate.Exists)
-            {
-                FileSystemInfo real = candidate.ResolveLinkTarget(returnFinalTarget: true) ?? candidate;
-                return Path.GetDirectoryName(real.FullName);
-            }
-        }
-
-        return Environment.GetEnvironmentVariable("DOTNET_ROOT") is string root && Directory.Exists(root) ? root : null;
     }
 
     private static IEnumerable<string> SafeFiles(string folder)

@@ -23,7 +23,7 @@ internal static class DoctorCommand
         var folders = new Argument<string[]>("FOLDER")
         {
             Description = "The repository, a folder in it, a solution (.sln, .slnx) or a project file (default: the current folder), then any other folders to check (a drive you could build on). "
-                + "The repository is the nearest folder at or above it with a Directory.Build.props, as the CopyOnWriteDoctor target takes it.",
+                + "The folders are those MSBuild evaluates for the project named, else for what `dotnet build` would build in the folder named, as the CopyOnWriteDoctor target takes them.",
             Arity = ArgumentArity.ZeroOrMore,
         };
         var json = new Option<string?>("--json") { Description = "Also write the check as JSON to this file.", HelpName = "FILE" };
@@ -66,22 +66,23 @@ internal static class DoctorCommand
     public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error, string[]? copiesFrom = null, (string? Json, string? Markdown)? selfTest = null, System.Threading.CancellationToken cancellation = default)
     {
         string named = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
-        if (!BuildFolders.TryFindProject(named, out string repository, out string? project, out string? problem))
+        if (!BuildFolders.TryFindProject(named, out string? project, out string? problem) || !BuildFolders.TryEvaluate(project!, out ProjectFolders? found, out problem))
         {
             error.WriteLine($"dotnet-cow-measure: doctor {named}: {problem}");
             return Program.BadInput;
         }
 
-        IEnumerable<CheckedFolder> checkedFolders = BuildFolders.Of(repository, project!, folders.Length > 1 ? folders[1..] : [])
+        IEnumerable<CheckedFolder> checkedFolders = found!.Folders
+            .Concat((folders.Length > 1 ? folders[1..] : []).Select(f => new CheckedFolder(FolderRole.NamedFolder, Path.GetFullPath(f))))
             .Concat((copiesFrom ?? []).Select(f => new CheckedFolder(FolderRole.CopiedFrom, Path.GetFullPath(f))));
-        DoctorCheck check = DoctorCheck.Run(checkedFolders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, BuildFolders.FactsOf(project!));
+        DoctorCheck check = DoctorCheck.Run(checkedFolders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, found.Facts);
         if (cancellation.IsCancellationRequested)
         {
             error.WriteLine("dotnet-cow-measure: doctor: cancelled; the check left no file behind.");
             return Program.MeasurementFailed;
         }
 
-        output.WriteLine($"Repository: {repository} (the nearest folder with a Directory.Build.props, else the folder named); outputs: those of {project}.");
+        output.WriteLine($"Repository: {found.Repository} (the folder of the project's Directory.Build.props, else the project's); folders: those of {project}, as MSBuild evaluates it.");
         foreach (string line in DoctorReport.Lines(check))
         {
             output.WriteLine(line);

@@ -9,9 +9,9 @@ using Microsoft.Build.Utilities;
 namespace Microsoft.Build.CopyOnWrite.Doctor;
 
 /// <summary>
-/// The doctor as an MSBuild task (target CopyOnWriteDoctor in Sdk/Sdk.targets): the project hands in its folders
-/// (repository, outputs, NuGet's package folders, the .NET installation) as MSBuild resolved them; the temp folder
-/// is added here. The same check as `dotnet cow-measure doctor` (<see cref="DoctorCheck"/>).
+/// The doctor as an MSBuild task (target CopyOnWriteDoctor in Sdk/Sdk.targets): the project hands in its properties
+/// as MSBuild evaluated them, <see cref="ProjectFolders"/> finds the folders in them as `dotnet cow-measure doctor`
+/// does, and the check is the same (<see cref="DoctorCheck"/>).
 /// </summary>
 public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
 {
@@ -24,15 +24,26 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
     /// </summary>
     public const string ReportCode = "COW007";
 
-    /// <summary>The folders to check, each with metadata Role: Repository, BuildOutput, IntermediateOutput, PackageCache, PackageFallbackFolder, DotnetInstallation.</summary>
-    [Required]
-    public ITaskItem[] Folders { get; set; } = [];
+    // The project's properties as MSBuild evaluated them, each handed in as it is; what they mean is ProjectFolders'
+    // rule, which the tool follows too. Sdk.targets passes one parameter per name of ProjectFolders.PropertyNames.
+    public string? MSBuildProjectFullPath { get; set; }
+    public string? DirectoryBuildPropsPath { get; set; }
+    public string? CopyOnWriteDoctorRepository { get; set; }
+    public string? OutDir { get; set; }
+    public string? IntermediateOutputPath { get; set; }
 
-    /// <summary>The project's ProjectAssetsFile (restore's result), read for the packages a build copies; the repository is searched for more.</summary>
+    /// <summary>NuGet's _OutputPackagesPath (its _GetRestoreSettings target): the package cache its configuration names.</summary>
+    public string? NuGetConfiguredPackagesPath { get; set; }
+
+    /// <summary>NuGet's _OutputFallbackFolders (its _GetRestoreSettings target).</summary>
+    public string? NuGetConfiguredFallbackFolders { get; set; }
+    public string? NuGetPackageRoot { get; set; }
+    public string? NuGetPackageFolders { get; set; }
+    public string? NetCoreRoot { get; set; }
+    public string? DotnetHostPath { get; set; }
+    public string? CopyOnWriteDoctorCopiesFrom { get; set; }
     public string? ProjectAssetsFile { get; set; }
-
-    /// <summary>The project's CopyOnWriteAcceptCopiesFrom, as the build reads it: copies from there pass Required.</summary>
-    public string? AcceptCopiesFrom { get; set; }
+    public string? CopyOnWriteAcceptCopiesFrom { get; set; }
 
     /// <summary>NUGET_FALLBACK_PACKAGES, as the build reads it: copies from there pass Required.</summary>
     public string? FallbackPackagesEnvironment { get; set; }
@@ -49,25 +60,26 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
 
     public override bool Execute()
     {
-        var folders = new List<CheckedFolder>();
-        foreach (ITaskItem item in Folders)
+        ProjectFolders project = ProjectFolders.From(name => name switch
         {
-            string role = item.GetMetadata("Role");
-            if (!Enum.TryParse(role, ignoreCase: true, out FolderRole parsed))
-            {
-                Log.LogError($"CopyOnWriteDoctor: the folder {item.ItemSpec} has Role \"{role}\"; use one of {string.Join(", ", Enum.GetNames(typeof(FolderRole)))}.");
-                return false;
-            }
-
-            folders.Add(new CheckedFolder(parsed, Path.GetFullPath(item.ItemSpec)));
-        }
-
-        folders.Add(new CheckedFolder(FolderRole.TempFolder, Path.GetTempPath()));
-        var facts = new BuildFacts(
-            string.IsNullOrEmpty(ProjectAssetsFile) ? [] : [ProjectAssetsFile!],
-            BuildFacts.FullPaths(AcceptCopiesFrom),
-            BuildFacts.FullPaths(FallbackPackagesEnvironment));
-        DoctorCheck check = DoctorCheck.Run(folders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, facts);
+            "MSBuildProjectFullPath" => MSBuildProjectFullPath,
+            "DirectoryBuildPropsPath" => DirectoryBuildPropsPath,
+            "CopyOnWriteDoctorRepository" => CopyOnWriteDoctorRepository,
+            "OutDir" => OutDir,
+            "IntermediateOutputPath" => IntermediateOutputPath,
+            "_OutputPackagesPath" => NuGetConfiguredPackagesPath,
+            "_OutputFallbackFolders" => NuGetConfiguredFallbackFolders,
+            "NuGetPackageRoot" => NuGetPackageRoot,
+            "NuGetPackageFolders" => NuGetPackageFolders,
+            "NetCoreRoot" => NetCoreRoot,
+            "DOTNET_HOST_PATH" => DotnetHostPath,
+            "CopyOnWriteDoctorCopiesFrom" => CopyOnWriteDoctorCopiesFrom,
+            "ProjectAssetsFile" => ProjectAssetsFile,
+            "CopyOnWriteAcceptCopiesFrom" => CopyOnWriteAcceptCopiesFrom,
+            "NUGET_FALLBACK_PACKAGES" => FallbackPackagesEnvironment,
+            _ => throw new ArgumentException($"CopyOnWriteDoctor takes no property {name}; add a parameter for it and pass it in Sdk.targets.", nameof(name)),
+        });
+        DoctorCheck check = DoctorCheck.Run(project.Folders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, project.Facts);
         Log.LogWarning(subcategory: null, warningCode: ReportCode, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0,
             message: "{0}", string.Join("\n", DoctorReport.Lines(check)));
 

@@ -63,10 +63,19 @@ internal sealed class CopyOnWriteSettings
     /// Reads one "Name=value" per line (names case-insensitive, empty values mean the default). Mode,
     /// WarnWhenNotCloned and InsteadOfLinks may also be separated by ';'; AcceptCopiesFrom, a ';'-separated list, must be on a line of its own.
     /// </summary>
-    /// <param name="problem">Set to a sentence naming the bad property and value when one is not understood.</param>
+    /// <param name="problem">Set to a sentence naming the bad property and value when one is not understood (the first, when several are).</param>
     public static CopyOnWriteSettings Parse(string? text, out string? problem)
     {
-        problem = null;
+        CopyOnWriteSettings settings = Parse(text, out IReadOnlyList<string> problems);
+        problem = problems.Count > 0 ? problems[0] : null;
+        return settings;
+    }
+
+    /// <summary>As <see cref="Parse(string?, out string?)"/>, with a sentence for every value not understood, in the order the properties are listed.</summary>
+    public static CopyOnWriteSettings Parse(string? text, out IReadOnlyList<string> problems)
+    {
+        var found = new List<string>();
+        problems = found;
         var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
         foreach (string line in (text ?? string.Empty).Split(new[] { '\n', '\r' }, StringSplitOptions.RemoveEmptyEntries))
         {
@@ -88,7 +97,7 @@ internal sealed class CopyOnWriteSettings
         {
             if (!TryParseMode(modeText, out mode))
             {
-                problem = $"CopyOnWriteMode has the value \"{modeText}\"; it must be Auto, Required or Off.";
+                found.Add($"CopyOnWriteMode has the value \"{modeText}\"; it must be Auto, Required or Off.");
                 mode = CopyOnWriteMode.Auto;
             }
         }
@@ -96,14 +105,14 @@ internal sealed class CopyOnWriteSettings
         bool warn = false;
         if (values.TryGetValue("WarnWhenNotCloned", out string? warnText) && warnText.Length > 0 && !bool.TryParse(warnText, out warn))
         {
-            problem ??= $"CopyOnWriteWarnWhenNotCloned has the value \"{warnText}\"; it must be true or false.";
+            found.Add($"CopyOnWriteWarnWhenNotCloned has the value \"{warnText}\"; it must be true or false.");
             warn = false;
         }
 
         bool insteadOfLinks = false;
         if (values.TryGetValue("InsteadOfLinks", out string? linksText) && linksText.Length > 0 && !bool.TryParse(linksText, out insteadOfLinks))
         {
-            problem ??= $"CopyOnWriteInsteadOfLinks has the value \"{linksText}\"; it must be true or false.";
+            found.Add($"CopyOnWriteInsteadOfLinks has the value \"{linksText}\"; it must be true or false.");
             insteadOfLinks = false;
         }
 
@@ -114,7 +123,7 @@ internal sealed class CopyOnWriteSettings
             {
                 if (!IsFullPath(folder))
                 {
-                    problem ??= $"CopyOnWriteAcceptCopiesFrom lists \"{folder}\", which is not a full path; list full paths, e.g. $(MSBuildThisFileDirectory){folder}.";
+                    found.Add($"CopyOnWriteAcceptCopiesFrom lists \"{folder}\", which is not a full path; list full paths, e.g. $(MSBuildThisFileDirectory){folder}.");
                     continue;
                 }
 

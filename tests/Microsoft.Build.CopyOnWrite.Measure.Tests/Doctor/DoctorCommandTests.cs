@@ -275,6 +275,31 @@ public sealed class DoctorCommandTests
         }
     }
 
+    /// <summary>
+    /// The folders are the build's own, as MSBuild evaluates the project, in a repository that has not adopted the SDK:
+    /// a package cache set by RestorePackagesPath in Directory.Build.props (which NuGet.config does not show) and outputs
+    /// moved by BaseOutputPath, before any restore.
+    /// </summary>
+    [TestMethod]
+    public void Folders_the_project_itself_moves_are_the_ones_checked_before_any_restore_without_the_SDK()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = Repository(xfs, packageCache: LoopFileSystems.Ext4.NewFolder("configured-packages"));
+        string projectPackages = xfs.NewFolder("project-packages");
+        File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), $"""
+            <Project><PropertyGroup><RestorePackagesPath>{projectPackages}</RestorePackagesPath><BaseOutputPath>$(MSBuildThisFileDirectory)out/</BaseOutputPath></PropertyGroup></Project>
+            """);
+        string json = Path.Combine(xfs.NewFolder("report"), "doctor.json");
+
+        (int exit, string output) = Doctor(repository, "--require-clone", "--json", json);
+
+        Assert.AreEqual(0, exit, "the build's own package cache is on the repository's XFS:\n" + output);
+        Assert.IsFalse(Directory.Exists(Path.Combine(repository, "src", "App", "obj")), "the doctor restored or built:\n" + output);
+        string[] folders = Folders(json);
+        CollectionAssert.Contains(folders, "packageCache " + projectPackages, string.Join("\n", folders));
+        Assert.IsTrue(folders.Any(row => row.StartsWith("buildOutput " + Path.Combine(repository, "out", "Debug"), StringComparison.Ordinal)), string.Join("\n", folders));
+    }
+
     [TestMethod]
     public void A_folder_with_no_project_says_no_project_found_and_does_not_claim_it_clones()
     {

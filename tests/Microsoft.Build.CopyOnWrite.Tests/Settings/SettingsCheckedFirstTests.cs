@@ -34,6 +34,23 @@ public sealed class SettingsCheckedFirstTests
     }
 
     [TestMethod]
+    public void Every_bad_setting_is_its_own_COW003_so_one_build_shows_all_there_is_to_fix()
+    {
+        var projects = SavingsProjects.Create(LoopFileSystems.Ext4.NewFolder("bad-settings"));
+
+        ProcessResult build = projects.TryBuild("-v:n", "-m:1", "-p:CopyOnWriteMode=Bogus", "-p:CopyOnWriteAcceptCopiesFrom=assets%3Btools");
+
+        Assert.IsFalse(build.Succeeded, "bad settings must fail the build:\n" + build.Output);
+        var errors = SavingsProjects.DistinctLinesContaining(build.Output, "error COW003");
+        foreach (string expected in new[] { "CopyOnWriteMode has the value \"Bogus\"", "lists \"assets\"", "lists \"tools\"" })
+        {
+            Assert.IsTrue(errors.Any(e => e.Contains(expected, System.StringComparison.Ordinal)), $"no COW003 with {expected}:\n" + build.Output);
+        }
+
+        Assert.IsFalse(Directory.Exists(Path.Combine(projects.Root, "Lib", "bin")), "a project wrote its output before the check:\n" + build.Output);
+    }
+
+    [TestMethod]
     public void Required_while_DisableCopyOnWrite_is_true_says_once_that_Required_is_not_in_force()
     {
         var projects = SavingsProjects.Create(LoopFileSystems.Ext4.NewFolder("required-disabled"), directoryBuildProps: "<CopyOnWriteMode>Required</CopyOnWriteMode><DisableCopyOnWrite>true</DisableCopyOnWrite>");

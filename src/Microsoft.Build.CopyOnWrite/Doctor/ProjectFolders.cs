@@ -1,0 +1,99 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Runtime.InteropServices;
+
+namespace Microsoft.Build.CopyOnWrite.Doctor;
+
+/// <summary>
+/// The folders a build of one project copies between, and what else the check needs to know, from MSBuild's own
+/// evaluation of that project: the one rule both doors of the doctor follow. The CopyOnWriteDoctor target hands
+/// these properties to its task as they are; `dotnet cow-measure doctor` asks MSBuild for the same names
+/// (-getProperty, with NuGet's _GetRestoreSettings run first, as the target runs it).
+/// </summary>
+/// <param name="Repository">The folder of the project's Directory.Build.props (CopyOnWriteDoctorRepository when set), else the project's folder.</param>
+internal sealed record ProjectFolders(string Project, string Repository, IReadOnlyList<CheckedFolder> Folders, BuildFacts Facts)
+{
+    /// <summary>
+    /// Every property read. _OutputPackagesPath and _OutputFallbackFolders are NuGet's own answer from its configuration
+    /// (NUGET_PACKAGES, NuGet.config, RestorePackagesPath), set by NuGet's _GetRestoreSettings, so they are there before
+    /// the first restore; NuGetPackageRoot and NuGetPackageFolders, which restore writes into obj/, stand in where that
+    /// target does not run.
+    /// </summary>
+    public static IReadOnlyList<string> PropertyNames { get; } =
+    [
+        "MSBuildProjectFullPath", "DirectoryBuildPropsPath", "CopyOnWriteDoctorRepository", "OutDir", "IntermediateOutputPath",
+        "_OutputPackagesPath", "_OutputFallbackFolders", "NuGetPackageRoot", "NuGetPackageFolders", "NetCoreRoot", "DOTNET_HOST_PATH",
+        "CopyOnWriteDoctorCopiesFrom", "ProjectAssetsFile", "CopyOnWriteAcceptCopiesFrom", "NUGET_FALLBACK_PACKAGES",
+    ];
+
+    /// <summary>
+    /// The folders from the project's evaluated properties (<paramref name="property"/> answers each of
+    /// <see cref="PropertyNames"/>, empty or null when unset), the temp folder included.
+    /// </summary>
+    public static ProjectFolders From(Func<string, string?> property)
+    {
+        string Read(string name) => (property(name) ?? string.Empty).Trim();
+
+        string project = Read("MSBuildProjectFullPath");
+        string projectFolder = Path.GetDirectoryName(project) ?? project;
+        string repository = Read("CopyOnWriteDoctorRepository") is { Length: > 0 } named ? InFolder(projectFolder, named)
+            : Read("DirectoryBuildPropsPath") is { Length: > 0 } props ? Path.GetDirectoryName(InFolder(projectFolder, props))!
+            : projectFolder;
+
+        var folders = new List<CheckedFolder> { new(FolderRole.Repository, repository) };
+        if (Read("OutDir") is { Length: > 0 } output)
+        {
+            folders.Add(new CheckedFolder(FolderRole.BuildOutput, InFolder(projectFolder, output)));
+        }
+
+        if (Read("IntermediateOutputPath") is { Length: > 0 } intermediate)
+        {
+            folders.Add(new CheckedFolder(FolderRole.IntermediateOutput, InFolder(projectFolder, intermediate)));
+        }
+
+        string packageCache = Read("_OutputPackagesPath") is { Length: > 0 } configured ? configured : Read("NuGetPackageRoot");
+        if (packageCache.Length > 0)
+        {
+            folders.Add(new CheckedFolder(FolderRole.PackageCache, InFolder(projectFolder, packageCache)));
+        }
+
+        // NuGetPackageFolders lists the package cache first, then the fallback folders.
+        IEnumerable<string> fallbackFolders = Read("_OutputFallbackFolders") is { Length: > 0 } configuredFallbacks
+            ? List(configuredFallbacks)
+            : List(Read("NuGetPackageFolders")).Where(folder => !SameFolder(folder, packageCache));
+        folders.AddRange(fallbackFolders.Select(folder => new CheckedFolder(FolderRole.PackageFallbackFolder, InFolder(projectFolder, folder))));
+
+        string dotnet = Read("NetCoreRoot") is { Length: > 0 } root ? root
+            : Read("DOTNET_HOST_PATH") is { Length: > 0 } host ? Path.GetDirectoryName(host) ?? string.Empty
+            : string.Empty;
+        if (dotnet.Length > 0)
+        {
+            folders.Add(new CheckedFolder(FolderRole.DotnetInstallation, InFolder(projectFolder, dotnet)));
+        }
+
+        folders.Add(new CheckedFolder(FolderRole.TempFolder, Path.GetTempPath()));
+        folders.AddRange(List(Read("CopyOnWriteDoctorCopiesFrom")).Select(folder => new CheckedFolder(FolderRole.CopiedFrom, InFolder(projectFolder, folder))));
+
+        var facts = new BuildFacts(
+            Read("ProjectAssetsFile") is { Length: > 0 } assets ? [InFolder(projectFolder, assets)] : [],
+            BuildFacts.FullPaths(Read("CopyOnWriteAcceptCopiesFrom")),
+            BuildFacts.FullPaths(Read("NUGET_FALLBACK_PACKAGES")));
+        return new ProjectFolders(project, repository, folders, facts);
+    }
+
+    private static IEnumerable<string> List(string list)
+        => list.Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries).Select(item => item.Trim()).Where(item => item.Length > 0);
+
+    private static bool SameFolder(string a, string b)
+        => string.Equals(a.TrimEnd('/', '\\'), b.TrimEnd('/', '\\'), RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal);
+
+    /// <summary>A path as MSBuild gives it (relative to the project, with \ on every OS) as a full path, without a trailing separator.</summary>
+    private static string InFolder(string folder, string path)
+    {
+        string native = RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? path : path.Replace('\\', '/');
+        string full = Path.GetFullPath(Path.Combine(folder, native));
+        return full.Length > Path.GetPathRoot(full)!.Length ? full.TrimEnd(Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar) : full;
+    }
+}
