@@ -116,15 +116,7 @@ public sealed class AdoptionPair
         => (DotnetIn(Stock, environmentVariables, arguments), DotnetIn(Adopted, environmentVariables, arguments));
 
     private static ProcessResult DotnetIn(string root, IDictionary<string, string?>? environmentVariables, string[] arguments)
-    {
-        IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
-        foreach ((string name, string? value) in environmentVariables ?? new Dictionary<string, string?>())
-        {
-            environment[name] = value;
-        }
-
-        return ProcessRunner.Run("dotnet", arguments, root, environment, TimeSpan.FromMinutes(10));
-    }
+        => ProcessRunner.Run("dotnet", arguments, root, SdkPackage.BuildEnvironmentWith(environmentVariables), TimeSpan.FromMinutes(10));
 }
 
 /// <summary>One project of an <see cref="AdoptionPair"/>, in <paramref name="Folder"/> (relative; empty: the repository's root).</summary>

@@ -124,12 +124,7 @@ public sealed class ConsumerRepository
     /// <summary>As <see cref="Dotnet"/>, with `dotnet` started by <paramref name="launcher"/> (a program and its arguments; empty: none).</summary>
     public ProcessResult Run(IReadOnlyList<string> launcher, string[] arguments, IDictionary<string, string?>? environmentVariables = null)
     {
-        IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
-        environment["NUGET_PACKAGES"] = PackageCache;
-        foreach ((string name, string? value) in environmentVariables ?? new Dictionary<string, string?>())
-        {
-            environment[name] = value;
-        }
+        IDictionary<string, string?> environment = SdkPackage.BuildEnvironmentWith(new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache }, environmentVariables);
 
         return launcher.Count == 0
             ? ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10))

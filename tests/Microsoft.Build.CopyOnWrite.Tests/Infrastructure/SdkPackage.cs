@@ -94,6 +94,21 @@ public static class SdkPackage
         ["MSBUILD_EXE_PATH"] = null,
     };
 
+    /// <summary>The build environment with each of <paramref name="layers"/> set over it in turn (a null value unsets a variable).</summary>
+    public static IDictionary<string, string?> BuildEnvironmentWith(params IDictionary<string, string?>?[] layers)
+    {
+        IDictionary<string, string?> environment = BuildEnvironment;
+        foreach (IDictionary<string, string?>? layer in layers)
+        {
+            foreach ((string name, string? value) in layer ?? new Dictionary<string, string?>())
+            {
+                environment[name] = value;
+            }
+        }
+
+        return environment;
+    }
+
     /// <summary>
     /// Writes a NuGet.config into <paramref name="folder"/> that reads packages only from our packed folder and, when
     /// asked, from the public registry (nuget.org, as served to this machine) for what the .NET SDK does not carry.
