@@ -97,9 +97,16 @@ public sealed partial class Copy
         }
 
         VolumeCatalog volumes = VolumeCatalog.Shared;
-        if (!volumes.SameVolume(sourceFolder!, destinationFolder!) || volumes.Inspect(destinationFolder!).CanClone != true)
+        try
         {
-            return false;
+            if (!volumes.SameVolume(sourceFolder!, destinationFolder!) || volumes.Inspect(destinationFolder!).CanClone != true)
+            {
+                return false;
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return false; // a volume that cannot be looked at is no reason to fail a Copy that asked for a link: link as asked
         }
 
         Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);

@@ -129,8 +129,7 @@ public sealed class LinkingSolution
 
     public ProcessResult Dotnet(params string[] arguments)
     {
-        IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
-        environment["NUGET_PACKAGES"] = PackageCache;
+        IDictionary<string, string?> environment = SdkPackage.BuildEnvironmentWith(new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache });
         return ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10));
     }
 

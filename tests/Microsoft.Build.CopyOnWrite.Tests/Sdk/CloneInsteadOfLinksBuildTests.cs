@@ -30,7 +30,9 @@ public sealed class CloneInsteadOfLinksBuildTests
         solution.Restore();
         IReadOnlyDictionary<string, string> cacheBefore = solution.PackageCacheContents();
 
-        ProcessResult build = solution.Build();
+        string summaryFile = Path.Combine(solution.Root, "summary.json");
+        string logger = solution.Dotnet("msbuild", "Directory.Build.props", "-getProperty:CopyOnWriteSummaryLogger").Output.Trim();
+        ProcessResult build = solution.Build($"-logger:{logger};SummaryFile={summaryFile}");
 
         string fromCache = solution.PackageAssemblyInCache(LinkingSolution.FirstVersion);
         CloneInsteadOfLinksTests.AssertIndependentClone(fromCache, solution.PackageAssemblyInOutput, $"the package's assembly copied from the package cache on {kind} with links asked for");
@@ -38,6 +40,14 @@ public sealed class CloneInsteadOfLinksBuildTests
         CloneInsteadOfLinksTests.AssertIndependentClone(Path.Combine(solution.Root, "App", "obj", "Debug", "net10.0", "App.dll"), Path.Combine(solution.AppOutput, "App.dll"), "the app's own assembly copied from obj/");
         Assert.AreEqual(string.Empty, string.Join("; ", solution.LinkedOutputs()), "no output is a link");
         Assert.IsTrue(build.Output.Contains("where links were asked for (CopyOnWriteInsteadOfLinks)", System.StringComparison.Ordinal), "the Copy lines say so:\n" + build.Output);
+        string summary = build.Output.Split('\n').Single(line => line.Contains("CopyOnWrite build summary:", System.StringComparison.Ordinal));
+        StringAssert.Contains(summary, "where links were asked for (CopyOnWriteInsteadOfLinks)", "the build summary counts them apart");
+        using (var totals = System.Text.Json.JsonDocument.Parse(File.ReadAllText(summaryFile)))
+        {
+            int instead = totals.RootElement.GetProperty("clonedInsteadOfLinks").GetProperty("files").GetInt32();
+            Assert.IsTrue(instead >= 3 && instead <= totals.RootElement.GetProperty("cloned").GetProperty("files").GetInt32(), File.ReadAllText(summaryFile));
+            Assert.AreEqual(0, totals.RootElement.GetProperty("linked").GetProperty("files").GetInt32(), File.ReadAllText(summaryFile));
+        }
 
         CloneInsteadOfLinksTests.WriteInPlace(solution.PackageAssemblyInOutput);
         Assert.AreEqual(0, solution.ChangedSince(cacheBefore).Count, "a write into the output changed the package cache: " + string.Join(", ", solution.ChangedSince(cacheBefore)));
