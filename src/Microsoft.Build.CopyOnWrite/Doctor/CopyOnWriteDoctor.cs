@@ -49,10 +49,12 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
     public string? CreateHardLinksForCopyLocalIfPossible { get; set; }
     public string? CreateHardLinksForCopyFilesToOutputDirectoryIfPossible { get; set; }
     public string? CreateHardLinksForAdditionalFilesIfPossible { get; set; }
+    public string? CreateHardLinksForCopyAdditionalFilesIfPossible { get; set; }
     public string? CreateHardLinksForPublishFilesIfPossible { get; set; }
     public string? CreateSymbolicLinksForCopyLocalIfPossible { get; set; }
     public string? CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible { get; set; }
     public string? CreateSymbolicLinksForAdditionalFilesIfPossible { get; set; }
+    public string? CreateSymbolicLinksForCopyAdditionalFilesIfPossible { get; set; }
     public string? CreateSymbolicLinksForPublishFilesIfPossible { get; set; }
 
     /// <summary>NUGET_FALLBACK_PACKAGES, as the build reads it: copies from there pass Required.</summary>
@@ -91,10 +93,12 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
             "CreateHardLinksForCopyLocalIfPossible" => CreateHardLinksForCopyLocalIfPossible,
             "CreateHardLinksForCopyFilesToOutputDirectoryIfPossible" => CreateHardLinksForCopyFilesToOutputDirectoryIfPossible,
             "CreateHardLinksForAdditionalFilesIfPossible" => CreateHardLinksForAdditionalFilesIfPossible,
+            "CreateHardLinksForCopyAdditionalFilesIfPossible" => CreateHardLinksForCopyAdditionalFilesIfPossible,
             "CreateHardLinksForPublishFilesIfPossible" => CreateHardLinksForPublishFilesIfPossible,
             "CreateSymbolicLinksForCopyLocalIfPossible" => CreateSymbolicLinksForCopyLocalIfPossible,
             "CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible" => CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible,
             "CreateSymbolicLinksForAdditionalFilesIfPossible" => CreateSymbolicLinksForAdditionalFilesIfPossible,
+            "CreateSymbolicLinksForCopyAdditionalFilesIfPossible" => CreateSymbolicLinksForCopyAdditionalFilesIfPossible,
             "CreateSymbolicLinksForPublishFilesIfPossible" => CreateSymbolicLinksForPublishFilesIfPossible,
             _ => throw new ArgumentException($"CopyOnWriteDoctor takes no property {name}; add a parameter for it and pass it in Sdk.targets.", nameof(name)),
         });

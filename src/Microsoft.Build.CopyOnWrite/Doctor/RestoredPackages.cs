@@ -22,8 +22,8 @@ internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, IReadOnlyLi
     /// <summary>The MSBuild properties that make the common targets' Copy calls ask for hard or symbolic links.</summary>
     public static IReadOnlyList<string> LinkProperties { get; } =
     [
-        "CreateHardLinksForCopyLocalIfPossible", "CreateHardLinksForCopyFilesToOutputDirectoryIfPossible", "CreateHardLinksForAdditionalFilesIfPossible", "CreateHardLinksForPublishFilesIfPossible",
-        "CreateSymbolicLinksForCopyLocalIfPossible", "CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible", "CreateSymbolicLinksForAdditionalFilesIfPossible", "CreateSymbolicLinksForPublishFilesIfPossible",
+        "CreateHardLinksForCopyLocalIfPossible", "CreateHardLinksForCopyFilesToOutputDirectoryIfPossible", "CreateHardLinksForAdditionalFilesIfPossible", "CreateHardLinksForCopyAdditionalFilesIfPossible", "CreateHardLinksForPublishFilesIfPossible",
+        "CreateSymbolicLinksForCopyLocalIfPossible", "CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible", "CreateSymbolicLinksForAdditionalFilesIfPossible", "CreateSymbolicLinksForCopyAdditionalFilesIfPossible", "CreateSymbolicLinksForPublishFilesIfPossible",
     ];
 
     /// <summary>A ';'-separated list (an MSBuild property, an environment variable) as full paths.</summary>

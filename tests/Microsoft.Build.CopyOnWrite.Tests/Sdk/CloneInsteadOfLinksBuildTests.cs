@@ -62,6 +62,23 @@ public sealed class CloneInsteadOfLinksBuildTests
     }
 
     [TestMethod]
+    [DataRow("command line")]
+    [DataRow("environment")]
+    public void Given_on_the_command_line_or_in_the_environment_the_setting_reaches_the_common_targets_Copy(string route)
+    {
+        // Not a project file's value: the task reads it itself (no task factory), the route that works under -mt too.
+        ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Xfs.NewFolder("instead-" + route.Replace(' ', '-')), PackageRoute.SdkElement,
+            directoryBuildProps: "<CreateHardLinksForCopyFilesToOutputDirectoryIfPossible>true</CreateHardLinksForCopyFilesToOutputDirectoryIfPossible><CreateHardLinksForCopyAdditionalFilesIfPossible>true</CreateHardLinksForCopyAdditionalFilesIfPossible>");
+        var environment = new Dictionary<string, string?> { ["CopyOnWriteInsteadOfLinks"] = route == "environment" ? "true" : null };
+
+        ProcessResult build = route == "environment" ? repository.TryBuild(environment) : repository.TryBuild(environment, "-p:CopyOnWriteInsteadOfLinks=true");
+
+        repository.AssertOurCopyRan(build);
+        CloneInsteadOfLinksTests.AssertIndependentClone(Path.Combine(repository.Root, "obj", "Debug", "net10.0", "Lib.dll"), Path.Combine(repository.Root, "bin", "Debug", "net10.0", "Lib.dll"), $"the library's assembly copied from obj/ with a hard link asked for, the setting from the {route}");
+        CloneInsteadOfLinksTests.AssertIndependentClone(Path.Combine(repository.Root, ConsumerRepository.ContentFile), repository.CopiedContent, $"the content file, the setting from the {route}");
+    }
+
+    [TestMethod]
     public void With_the_setting_on_ext4_which_cannot_clone_the_links_are_made_as_asked()
     {
         // The setting changes nothing where no clone can be made: the links still save their space there.
