@@ -114,16 +114,17 @@ internal static class SavingsReport
     public const string DoctorHint = " `dotnet msbuild -t:CopyOnWriteDoctor` shows which volume each folder of the build is on and what to type.";
 
     /// <summary>
-    /// E.g. "CopyOnWrite: 312 files (1.2 GiB) were copied, not cloned, because they come from /root/.nuget/packages
+    /// E.g. "CopyOnWrite: 312 files (1.2 GiB) in this Copy were copied, not cloned, because they come from /root/.nuget/packages
     /// on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them."
     /// Sources a user cannot move (<see cref="CopySources.IsAccepted"/>) are named as such, with no advice to move them;
-    /// the others end with <see cref="DoctorHint"/>.
+    /// the others end with <see cref="DoctorHint"/>. Said for the first Copy of the build from those folders only, so the
+    /// count is that Copy's ("in this Copy"), not the build's; the summary logger counts every Copy.
     /// </summary>
     public static string DescribeCrossVolume(int files, long bytes, string sourceRoot, string destinationRoot, SourceOrigin origin)
     {
         bool one = files == 1;
         string them = one ? "it" : "them";
-        string copied = $"CopyOnWrite: {(one ? "1 file" : files + " files")} ({FileSizeText.Format(bytes)}) {(one ? "was" : "were")} copied, not cloned, because {(one ? "it comes" : "they come")} from {sourceRoot}";
+        string copied = $"CopyOnWrite: {(one ? "1 file" : files + " files")} ({FileSizeText.Format(bytes)}) in this Copy {(one ? "was" : "were")} copied, not cloned, because {(one ? "it comes" : "they come")} from {sourceRoot}";
         return origin switch
         {
             SourceOrigin.PackageCache => $"{copied} on another volume than {destinationRoot}; put the package cache on the same volume (NUGET_PACKAGES) to clone {them}." + DoctorHint,

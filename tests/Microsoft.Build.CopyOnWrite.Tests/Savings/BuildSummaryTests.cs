@@ -61,7 +61,7 @@ public sealed partial class BuildSummaryTests
         StringAssert.Contains(summary[0], "because source and destination are on different volumes");
         var diagnosis = SavingsProjects.LinesContaining(output, "were copied, not cloned, because they come from");
         Assert.AreEqual(1, diagnosis.Count, "at minimal verbosity only the logger's build-wide diagnosis shows:\n" + output);
-        StringAssert.Contains(diagnosis[0], $"4 files (976.6 KiB) were copied, not cloned, because they come from {content} on another volume than {projects.Root};");
+        StringAssert.Contains(diagnosis[0], $"4 files (976.6 KiB) in this Copy were copied, not cloned, because they come from {content} on another volume than {projects.Root};");
 
         // The data names the source's file system (ext4) and the destination's (XFS) each under its own name.
         using JsonDocument totals = JsonDocument.Parse(File.ReadAllText(json));

@@ -41,7 +41,7 @@ public sealed class CrossVolumeDiagnosisTests
 
         var diagnoses = SavingsProjects.LinesContaining(output, "CopyOnWrite: 1 file");
         Assert.AreEqual(1, diagnoses.Count, output);
-        StringAssert.StartsWith(diagnoses[0], $"CopyOnWrite: 1 file (293 KiB) was copied, not cloned, because it comes from {content} on another volume than ");
+        StringAssert.StartsWith(diagnoses[0], $"CopyOnWrite: 1 file (293 KiB) in this Copy was copied, not cloned, because it comes from {content} on another volume than ");
         StringAssert.EndsWith(diagnoses[0], "to clone it, or list it in CopyOnWriteAcceptCopiesFrom if it cannot move." + Microsoft.Build.CopyOnWrite.SavingsReport.DoctorHint);
         Assert.IsTrue(SavingsProjects.LinesContaining(output, "copied 1 file (293 KiB) because source and destination are on different volumes").Count >= 1, output);
     }

@@ -92,6 +92,6 @@ public sealed class CopyDataTests
     {
         string fromCache = SavingsReport.DescribeCrossVolume(312, 1_288_490_189, "/root/.nuget/packages", "/src/app", SourceOrigin.PackageCache);
 
-        Assert.AreEqual("CopyOnWrite: 312 files (1.2 GiB) were copied, not cloned, because they come from /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them." + SavingsReport.DoctorHint, fromCache);
+        Assert.AreEqual("CopyOnWrite: 312 files (1.2 GiB) in this Copy were copied, not cloned, because they come from /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them." + SavingsReport.DoctorHint, fromCache);
     }
 }
