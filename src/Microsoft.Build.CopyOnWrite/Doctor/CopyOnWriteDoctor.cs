@@ -45,6 +45,18 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
     public string? ProjectAssetsFile { get; set; }
     public string? CopyOnWriteAcceptCopiesFrom { get; set; }
 
+    public string? CopyOnWriteInsteadOfLinks { get; set; }
+    public string? CreateHardLinksForCopyLocalIfPossible { get; set; }
+    public string? CreateHardLinksForCopyFilesToOutputDirectoryIfPossible { get; set; }
+    public string? CreateHardLinksForAdditionalFilesIfPossible { get; set; }
+    public string? CreateHardLinksForCopyAdditionalFilesIfPossible { get; set; }
+    public string? CreateHardLinksForPublishFilesIfPossible { get; set; }
+    public string? CreateSymbolicLinksForCopyLocalIfPossible { get; set; }
+    public string? CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible { get; set; }
+    public string? CreateSymbolicLinksForAdditionalFilesIfPossible { get; set; }
+    public string? CreateSymbolicLinksForCopyAdditionalFilesIfPossible { get; set; }
+    public string? CreateSymbolicLinksForPublishFilesIfPossible { get; set; }
+
     /// <summary>NUGET_FALLBACK_PACKAGES, as the build reads it: copies from there pass Required.</summary>
     public string? FallbackPackagesEnvironment { get; set; }
 
@@ -77,6 +89,17 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
             "ProjectAssetsFile" => ProjectAssetsFile,
             "CopyOnWriteAcceptCopiesFrom" => CopyOnWriteAcceptCopiesFrom,
             "NUGET_FALLBACK_PACKAGES" => FallbackPackagesEnvironment,
+            "CopyOnWriteInsteadOfLinks" => CopyOnWriteInsteadOfLinks,
+            "CreateHardLinksForCopyLocalIfPossible" => CreateHardLinksForCopyLocalIfPossible,
+            "CreateHardLinksForCopyFilesToOutputDirectoryIfPossible" => CreateHardLinksForCopyFilesToOutputDirectoryIfPossible,
+            "CreateHardLinksForAdditionalFilesIfPossible" => CreateHardLinksForAdditionalFilesIfPossible,
+            "CreateHardLinksForCopyAdditionalFilesIfPossible" => CreateHardLinksForCopyAdditionalFilesIfPossible,
+            "CreateHardLinksForPublishFilesIfPossible" => CreateHardLinksForPublishFilesIfPossible,
+            "CreateSymbolicLinksForCopyLocalIfPossible" => CreateSymbolicLinksForCopyLocalIfPossible,
+            "CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible" => CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible,
+            "CreateSymbolicLinksForAdditionalFilesIfPossible" => CreateSymbolicLinksForAdditionalFilesIfPossible,
+            "CreateSymbolicLinksForCopyAdditionalFilesIfPossible" => CreateSymbolicLinksForCopyAdditionalFilesIfPossible,
+            "CreateSymbolicLinksForPublishFilesIfPossible" => CreateSymbolicLinksForPublishFilesIfPossible,
             _ => throw new ArgumentException($"CopyOnWriteDoctor takes no property {name}; add a parameter for it and pass it in Sdk.targets.", nameof(name)),
         });
         DoctorCheck check = DoctorCheck.Run(project.Folders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, project.Facts);

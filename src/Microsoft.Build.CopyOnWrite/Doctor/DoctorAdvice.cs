@@ -112,6 +112,51 @@ internal static class DoctorAdvice
         }
     }
 
+    /// <summary>
+    /// Where the project asks for links (CreateHardLinksFor...IfPossible, CreateSymbolicLinksFor...IfPossible): a link into
+    /// the package cache makes every later write into the output a write into the cache (dotnet/msbuild#8273). Where the
+    /// outputs clone from the package cache, CopyOnWriteInsteadOfLinks makes clones instead, which share no file; where
+    /// they cannot, the links stay, and so does the hazard.
+    /// </summary>
+    public static IEnumerable<Finding> Links(IReadOnlyList<FolderOnVolume> folders, BuildFacts facts)
+    {
+        if (facts.LinksAsked is not { Count: > 0 } asked)
+        {
+            yield break;
+        }
+
+        FolderOnVolume? output = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.BuildOutput) ?? folders.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository);
+        FolderOnVolume? cache = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.PackageCache);
+        if (output is null)
+        {
+            yield break;
+        }
+
+        string properties = string.Join(", ", asked);
+        bool? clones = cache is null ? output.Volume.CanClone : DoctorCheck.Clones(cache, output);
+        if (clones == true)
+        {
+            yield return facts.InsteadOfLinks
+                ? new Finding(
+                    Severity.Info,
+                    $"The project asks for links ({properties}); CopyOnWriteInsteadOfLinks is true and {Name(output.Volume)} clones, so its outputs are clones instead: the same disk space, and a write into an output never reaches the package cache.",
+                    [])
+                : new Finding(
+                    Severity.Warning,
+                    $"The project asks for links ({properties}), so outputs are hard or symbolic links into the package cache {cache?.Folder.Path ?? string.Empty}: a tool that writes into an output writes into the cache (dotnet/msbuild#8273). {Name(output.Volume)} clones: set CopyOnWriteInsteadOfLinks to get clones there instead, with the same disk space and no shared file.",
+                    ["<CopyOnWriteInsteadOfLinks>true</CopyOnWriteInsteadOfLinks>   # in Directory.Build.props"]);
+            yield break;
+        }
+
+        if (cache is not null && DoctorCheck.SameVolume(cache, output) || asked.Any(name => name.StartsWith("CreateSymbolicLinks", System.StringComparison.Ordinal)))
+        {
+            yield return new Finding(
+                Severity.Warning,
+                $"The project asks for links ({properties}), and its outputs cannot clone from the package cache {cache?.Folder.Path ?? string.Empty} ({Name(output.Volume)}{(cache is null ? string.Empty : $", cache on {Name(cache.Volume)}")}): the links into the cache are made as asked{(facts.InsteadOfLinks ? ", CopyOnWriteInsteadOfLinks or not" : string.Empty)}, and a tool that writes into an output writes into the cache (dotnet/msbuild#8273). Put the repository and the package cache on a volume that clones (above), or turn the link properties off.",
+                []);
+        }
+    }
+
     /// <summary>A copy that fails CopyOnWriteMode=Required and that no finding above names as an error.</summary>
     public static Finding RequiredFails(BuildCopy copy)
     {

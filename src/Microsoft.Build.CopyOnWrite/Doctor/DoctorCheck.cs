@@ -122,6 +122,7 @@ internal sealed class DoctorCheck
         });
         IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog), found);
         List<Finding> findings = DoctorAdvice.For(found, elsewhere, os, verdict).ToList();
+        findings.AddRange(DoctorAdvice.Links(found, facts ?? BuildFacts.None));
         if (verdict.FirstFailing is BuildCopy failing && failing.Passes == false && !findings.Any(f => f.Severity == Severity.Error))
         {
             findings.Add(DoctorAdvice.RequiredFails(failing));

@@ -26,6 +26,7 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
         "MSBuildProjectFullPath", "DirectoryBuildPropsPath", "CopyOnWriteDoctorRepository", "OutDir", "IntermediateOutputPath",
         "_OutputPackagesPath", "_OutputFallbackFolders", "NuGetPackageRoot", "NuGetPackageFolders", "NetCoreRoot", "DOTNET_HOST_PATH",
         "CopyOnWriteDoctorCopiesFrom", "ProjectAssetsFile", "CopyOnWriteAcceptCopiesFrom", "NUGET_FALLBACK_PACKAGES",
+        "CopyOnWriteInsteadOfLinks", .. BuildFacts.LinkProperties,
     ];
 
     /// <summary>
@@ -79,9 +80,13 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
         var facts = new BuildFacts(
             Read("ProjectAssetsFile") is { Length: > 0 } assets ? [InFolder(projectFolder, assets)] : [],
             BuildFacts.FullPaths(Read("CopyOnWriteAcceptCopiesFrom")),
-            BuildFacts.FullPaths(Read("NUGET_FALLBACK_PACKAGES")));
+            BuildFacts.FullPaths(Read("NUGET_FALLBACK_PACKAGES")),
+            BuildFacts.LinkProperties.Where(name => IsTrue(Read(name))).ToList(),
+            IsTrue(Read("CopyOnWriteInsteadOfLinks")));
         return new ProjectFolders(project, repository, folders, facts);
     }
+
+    private static bool IsTrue(string value) => string.Equals(value, "true", StringComparison.OrdinalIgnoreCase);
 
     private static IEnumerable<string> List(string list)
         => list.Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries).Select(item => item.Trim()).Where(item => item.Length > 0);

@@ -13,9 +13,18 @@ namespace Microsoft.Build.CopyOnWrite.Doctor;
 /// <param name="AssetsFiles">project.assets.json files MSBuild named (ProjectAssetsFile); the repository is searched for more.</param>
 /// <param name="ListedFolders">CopyOnWriteAcceptCopiesFrom, full paths.</param>
 /// <param name="FallbackEnvironmentFolders">NUGET_FALLBACK_PACKAGES, full paths.</param>
-internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, IReadOnlyList<string> ListedFolders, IReadOnlyList<string> FallbackEnvironmentFolders)
+/// <param name="LinksAsked">The link properties the project sets to true (CreateHardLinksForCopyLocalIfPossible...): its Copy calls ask for links.</param>
+/// <param name="InsteadOfLinks">CopyOnWriteInsteadOfLinks=true: a clone is made where a link is asked for and the volumes clone.</param>
+internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, IReadOnlyList<string> ListedFolders, IReadOnlyList<string> FallbackEnvironmentFolders, IReadOnlyList<string>? LinksAsked = null, bool InsteadOfLinks = false)
 {
     public static BuildFacts None { get; } = new([], [], []);
+
+    /// <summary>The MSBuild properties that make the common targets' Copy calls ask for hard or symbolic links.</summary>
+    public static IReadOnlyList<string> LinkProperties { get; } =
+    [
+        "CreateHardLinksForCopyLocalIfPossible", "CreateHardLinksForCopyFilesToOutputDirectoryIfPossible", "CreateHardLinksForAdditionalFilesIfPossible", "CreateHardLinksForCopyAdditionalFilesIfPossible", "CreateHardLinksForPublishFilesIfPossible",
+        "CreateSymbolicLinksForCopyLocalIfPossible", "CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible", "CreateSymbolicLinksForAdditionalFilesIfPossible", "CreateSymbolicLinksForCopyAdditionalFilesIfPossible", "CreateSymbolicLinksForPublishFilesIfPossible",
+    ];
 
     /// <summary>A ';'-separated list (an MSBuild property, an environment variable) as full paths.</summary>
     public static IReadOnlyList<string> FullPaths(string? list)

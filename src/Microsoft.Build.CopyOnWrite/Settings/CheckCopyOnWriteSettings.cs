@@ -16,21 +16,26 @@ namespace Microsoft.Build.CopyOnWrite.Settings;
 #endif
 public sealed class CheckCopyOnWriteSettings : Microsoft.Build.Utilities.Task
 {
+    /// <summary>Error: a CopyOnWrite* property has a value the task does not understand (here, and from the task itself).</summary>
+    public const string BadSettingCode = "COW003";
+
     public string? Mode { get; set; }
 
     public string? WarnWhenNotCloned { get; set; }
 
     public string? AcceptCopiesFrom { get; set; }
 
+    public string? InsteadOfLinks { get; set; }
+
     /// <summary>The project file the errors point at.</summary>
     public string? ProjectFile { get; set; }
 
     public override bool Execute()
     {
-        CopyOnWriteSettings.Parse($"Mode={Mode}\nWarnWhenNotCloned={WarnWhenNotCloned}\nAcceptCopiesFrom={AcceptCopiesFrom}", out IReadOnlyList<string> problems);
+        CopyOnWriteSettings.Parse($"Mode={Mode}\nWarnWhenNotCloned={WarnWhenNotCloned}\nAcceptCopiesFrom={AcceptCopiesFrom}\nInsteadOfLinks={InsteadOfLinks}", out IReadOnlyList<string> problems);
         foreach (string problem in problems)
         {
-            Log.LogError(subcategory: null, errorCode: SavingsReport.BadSettingCode, helpKeyword: null, file: ProjectFile, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0,
+            Log.LogError(subcategory: null, errorCode: BadSettingCode, helpKeyword: null, file: ProjectFile, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0,
                 message: "{0}", "CopyOnWrite: " + problem + " Fix the property (in the project, Directory.Build.props, the environment or on the command line); nothing was copied.");
         }
 

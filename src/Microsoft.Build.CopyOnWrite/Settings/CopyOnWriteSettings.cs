@@ -33,11 +33,12 @@ internal sealed class CopyOnWriteSettings
 
     public static readonly CopyOnWriteSettings Default = new(CopyOnWriteMode.Auto, warnWhenNotCloned: false, Array.Empty<string>());
 
-    public CopyOnWriteSettings(CopyOnWriteMode mode, bool warnWhenNotCloned, IReadOnlyList<string> acceptCopiesFrom)
+    public CopyOnWriteSettings(CopyOnWriteMode mode, bool warnWhenNotCloned, IReadOnlyList<string> acceptCopiesFrom, bool insteadOfLinks = false)
     {
         Mode = mode;
         WarnWhenNotCloned = warnWhenNotCloned;
         AcceptCopiesFrom = acceptCopiesFrom;
+        InsteadOfLinks = insteadOfLinks;
     }
 
     public CopyOnWriteMode Mode { get; }
@@ -52,8 +53,15 @@ internal sealed class CopyOnWriteSettings
     public IReadOnlyList<string> AcceptCopiesFrom { get; }
 
     /// <summary>
-    /// Reads one "Name=value" per line (names case-insensitive, empty values mean the default). Mode and
-    /// WarnWhenNotCloned may also be separated by ';'; AcceptCopiesFrom, a ';'-separated list, must be on a line of its own.
+    /// CopyOnWriteInsteadOfLinks=true: where a Copy asks for a hard or symbolic link and source and destination can
+    /// clone, a clone is made instead. A link into the NuGet package cache turns every later write into the output into
+    /// a write into the cache (dotnet/msbuild#8273); a clone saves the same space and shares nothing that can be written.
+    /// </summary>
+    public bool InsteadOfLinks { get; }
+
+    /// <summary>
+    /// Reads one "Name=value" per line (names case-insensitive, empty values mean the default). Mode,
+    /// WarnWhenNotCloned and InsteadOfLinks may also be separated by ';'; AcceptCopiesFrom, a ';'-separated list, must be on a line of its own.
     /// </summary>
     /// <param name="problem">Set to a sentence naming the bad property and value when one is not understood (the first, when several are).</param>
     public static CopyOnWriteSettings Parse(string? text, out string? problem)
@@ -101,6 +109,13 @@ internal sealed class CopyOnWriteSettings
             warn = false;
         }
 
+        bool insteadOfLinks = false;
+        if (values.TryGetValue("InsteadOfLinks", out string? linksText) && linksText.Length > 0 && !bool.TryParse(linksText, out insteadOfLinks))
+        {
+            found.Add($"CopyOnWriteInsteadOfLinks has the value \"{linksText}\"; it must be true or false.");
+            insteadOfLinks = false;
+        }
+
         var folders = new List<string>();
         if (values.TryGetValue("AcceptCopiesFrom", out string? foldersText))
         {
@@ -116,7 +131,7 @@ internal sealed class CopyOnWriteSettings
             }
         }
 
-        return mode == CopyOnWriteMode.Auto && !warn && folders.Count == 0 ? Default : new CopyOnWriteSettings(mode, warn, folders);
+        return mode == CopyOnWriteMode.Auto && !warn && folders.Count == 0 && !insteadOfLinks ? Default : new CopyOnWriteSettings(mode, warn, folders, insteadOfLinks);
     }
 
     /// <summary>
@@ -144,13 +159,14 @@ internal sealed class CopyOnWriteSettings
         string? mode = Read("CopyOnWriteMode");
         string? warn = Read("CopyOnWriteWarnWhenNotCloned");
         string? accept = Read("CopyOnWriteAcceptCopiesFrom");
-        if (string.IsNullOrEmpty(mode) && string.IsNullOrEmpty(warn) && string.IsNullOrEmpty(accept))
+        string? insteadOfLinks = Read("CopyOnWriteInsteadOfLinks");
+        if (string.IsNullOrEmpty(mode) && string.IsNullOrEmpty(warn) && string.IsNullOrEmpty(accept) && string.IsNullOrEmpty(insteadOfLinks))
         {
             problem = null;
             return Default; // none set, as in most builds: nothing to parse
         }
 
-        return Parse($"Mode={mode}\nWarnWhenNotCloned={warn}\nAcceptCopiesFrom={accept}", out problem);
+        return Parse($"Mode={mode}\nWarnWhenNotCloned={warn}\nAcceptCopiesFrom={accept}\nInsteadOfLinks={insteadOfLinks}", out problem);
     }
 
     /// <summary>"/a", "C:\\a" or "\\\\server\\share"; not "a", "C:a" or "\\a", which depend on a current folder or drive.</summary>

@@ -1,17 +1,26 @@
 using System;
 using System.IO;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite;
 
 // UseHardlinksIfPossible and UseSymboliclinksIfPossible: tried before any clone or copy, as the stock task tries
 // them, but made under a temporary name and renamed into place, so a failed link never leaves the destination
-// half replaced.
+// half replaced. With CopyOnWriteInsteadOfLinks, a clone is made instead where one can be (TryCloneInsteadOfLink).
 public sealed partial class Copy
 {
-    private LinkOutcome TryLink(string sourcePath, string destinationPath, bool destinationInTheWay, CopyOptions options)
+    private LinkOutcome TryLink(string sourcePath, string destinationPath, bool destinationInTheWay, EntryKind destination, CopyOptions options)
     {
+        // Where the stock task keeps the destination, its link fails (and ErrorIfLinkFails fails the Copy): that stays
+        // as it is, so a clone is tried only where a link could have been made.
+        if (options.CloneInsteadOfLinks && (UseHardlinksIfPossible || options.UseSymbolicLinks) && !destinationInTheWay
+            && TryCloneInsteadOfLink(sourcePath, destinationPath, destination))
+        {
+            return LinkOutcome.ClonedInstead;
+        }
+
         if (UseHardlinksIfPossible)
         {
             Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingHardLink, sourcePath, destinationPath);
@@ -66,6 +75,61 @@ public sealed partial class Copy
     }
 
     /// <summary>
+    /// CopyOnWriteInsteadOfLinks: a clone where source and destination are on one volume that clones; false, with
+    /// nothing asked of the engine, elsewhere (another volume, ext4, tmpfs, NTFS), where the link is made as asked. A
+    /// link shares the source's inode (hard) or names it (symbolic), so a later write into the output, by a tool or a
+    /// build step that does not replace files, writes into the source, often the NuGet package cache
+    /// (dotnet/msbuild#8273); a clone shares only storage, which the file system copies on the first write.
+    /// </summary>
+    /// <remarks>
+    /// The volumes are asked first (the catalog's cached answer: one probe clone per volume while it is believed),
+    /// because the engine copies what it cannot clone, and a byte copy of every file where links were asked for would
+    /// cost what the links save. A file the file system refuses to clone even so (rare: immutable, a swap file) has
+    /// then been copied; the link asked for replaces that copy.
+    /// </remarks>
+    private bool TryCloneInsteadOfLink(string sourcePath, string destinationPath, EntryKind destination)
+    {
+        string? sourceFolder = Path.GetDirectoryName(sourcePath);
+        string? destinationFolder = Path.GetDirectoryName(destinationPath);
+        if (string.IsNullOrEmpty(sourceFolder) || string.IsNullOrEmpty(destinationFolder))
+        {
+            return false;
+        }
+
+        VolumeCatalog volumes = VolumeCatalog.Shared;
+        try
+        {
+            if (!volumes.SameVolume(sourceFolder!, destinationFolder!) || volumes.Inspect(destinationFolder!).CanClone != true)
+            {
+                return false;
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return false; // a volume that cannot be looked at is no reason to fail a Copy that asked for a link: link as asked
+        }
+
+        Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
+        CloneResult result;
+        try
+        {
+            result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token, destination);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            throw FileLinks.WithDestinationPath(e, destinationPath);
+        }
+
+        if (result.Method != CloneMethod.Cloned && result.Reason != FallbackReason.EmptyFile)
+        {
+            return false;
+        }
+
+        _summary.AddClonedInsteadOfLink(result, sourcePath, destinationPath);
+        return true;
+    }
+
+    /// <summary>
     /// Like the stock task, a read-only result is made writable; through a link that is the source itself
     /// (a hard link's shared inode, a symbolic link's target).
     /// </summary>
@@ -107,6 +171,7 @@ public sealed partial class Copy
     {
         NotAsked,
         Linked,
+        ClonedInstead,
         FailedWithError,
     }
 }

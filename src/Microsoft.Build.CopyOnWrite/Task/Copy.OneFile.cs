@@ -211,10 +211,16 @@ public sealed partial class Copy
         // with MSBUILDCOPYWITHOUTDELETE=1. Where it keeps it, its link call meets an existing file and fails (EEXIST).
         bool stockKeepsDestination = destinationExists && (options.CopyWithoutDelete || IsReadOnly(destinationPath));
 
-        LinkOutcome link = TryLink(sourcePath, destinationPath, stockKeepsDestination, options);
+        LinkOutcome link = TryLink(sourcePath, destinationPath, stockKeepsDestination, destination, options);
         if (link == LinkOutcome.Linked)
         {
             _summary.AddLinked();
+            Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
+            return true;
+        }
+
+        if (link == LinkOutcome.ClonedInstead)
+        {
             Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
             return true;
         }

@@ -17,7 +17,7 @@ namespace Microsoft.Build.CopyOnWrite;
 /// This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/). This file
 /// holds the parameters and Execute; the rest is split where each part reads on its own: Copy.Pairs.cs (which source
 /// goes where, in what order), Copy.OneFile.cs (one pair's checks, retries and clone), Copy.Links.cs (hard and
-/// symbolic links), Copy.Reporting.cs (the summary line and coded messages), Copy.Environment.cs (per MSBuild flavour).
+/// symbolic links, and clones made instead of them), Copy.Reporting.cs (the summary line and coded messages), Copy.Environment.cs (per MSBuild flavour).
 /// </remarks>
 /// <remarks>
 /// Process-wide state: none. Paths come from the items' FullPath (resolved against their project's directory by
@@ -127,7 +127,8 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             UseSymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
             AlwaysRetry: _environment("MSBUILDALWAYSRETRY") is not null,
             RetryAccessDenied: MSBuildHost.RetriesAccessDeniedByDefault(_environment),
-            CopyWithoutDelete: _environment("MSBUILDCOPYWITHOUTDELETE") == "1");
+            CopyWithoutDelete: _environment("MSBUILDCOPYWITHOUTDELETE") == "1",
+            CloneInsteadOfLinks: settings.InsteadOfLinks);
 
         if (!TryPlanPairs(out List<CopyPair> pairs))
         {
@@ -196,5 +197,5 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         return true;
     }
 
-    private readonly record struct CopyOptions(bool OverwriteReadOnlyFiles, bool UseSymbolicLinks, bool AlwaysRetry, bool RetryAccessDenied, bool CopyWithoutDelete);
+    private readonly record struct CopyOptions(bool OverwriteReadOnlyFiles, bool UseSymbolicLinks, bool AlwaysRetry, bool RetryAccessDenied, bool CopyWithoutDelete, bool CloneInsteadOfLinks);
 }

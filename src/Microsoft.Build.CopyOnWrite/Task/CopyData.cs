@@ -14,11 +14,12 @@ namespace Microsoft.Build.CopyOnWrite;
 /// </summary>
 /// <remarks>
 /// Format (version 1): <c>CopyOnWrite data: v=1 cloned=FILES,BYTES copied=FILES,BYTES linked=FILES
-/// uptodate=FILES,BYTES reason=NAME,DETAIL,FILES,BYTES ...
+/// uptodate=FILES,BYTES [insteadoflinks=FILES,BYTES] reason=NAME,DETAIL,FILES,BYTES ...
 /// crossvolume=SOURCEROOT,DESTINATIONROOT,SOURCEVOLUME,DESTINATIONVOLUME,FILES,BYTES,SOURCEFILESYSTEM,DESTINATIONFILESYSTEM,ORIGIN ...
 /// clonedon=VOLUME,FILESYSTEM copiedon=VOLUME,FILESYSTEM,FILES,BYTES ...</c> (added later in version 1: clonedon, the
 /// volume the files were cloned on, when any were; copiedon, per destination volume, the files copied within it for
-/// any reason but another volume).
+/// any reason but another volume; insteadoflinks, after uptodate and only when there were some, the part of the cloned
+/// files that were cloned where the Copy asked for links, CopyOnWriteInsteadOfLinks).
 /// A reason's DETAIL means, per NAME: FileSystemCannotClone, the destination's file system (also the source's: a
 /// clone is refused that way only within one volume); FileSystemRefused, the system's error; PlatformCannotClone,
 /// the processor; EngineFailed (added later in version 1), the first file's fault: our engine's step and error; empty otherwise (DifferentVolumes: its crossvolume entries name both sides). A crossvolume entry
@@ -37,6 +38,10 @@ internal sealed class CopyData
     public int CopiedFiles { get; set; }
     public long CopiedBytes { get; set; }
     public int LinkedFiles { get; set; }
+
+    /// <summary>Of the cloned files, those cloned where a link was asked for (CopyOnWriteInsteadOfLinks); written only when some were.</summary>
+    public int ClonedInsteadOfLinksFiles { get; set; }
+    public long ClonedInsteadOfLinksBytes { get; set; }
     public int UpToDateFiles { get; set; }
     public long UpToDateBytes { get; set; }
     public List<ReasonEntry> Reasons { get; } = new();
@@ -74,6 +79,8 @@ internal sealed class CopyData
             CopiedFiles = summary.CopiedFiles,
             CopiedBytes = summary.CopiedBytes,
             LinkedFiles = summary.LinkedFiles,
+            ClonedInsteadOfLinksFiles = summary.ClonedInsteadOfLinksFiles,
+            ClonedInsteadOfLinksBytes = summary.ClonedInsteadOfLinksBytes,
             UpToDateFiles = summary.UpToDateFiles,
             UpToDateBytes = summary.UpToDateBytes,
         };
@@ -117,6 +124,10 @@ internal sealed class CopyData
         Append(text, "copied", CopiedFiles, CopiedBytes);
         text.Append(" linked=").Append(LinkedFiles.ToString(CultureInfo.InvariantCulture));
         Append(text, "uptodate", UpToDateFiles, UpToDateBytes);
+        if (ClonedInsteadOfLinksFiles > 0)
+        {
+            Append(text, "insteadoflinks", ClonedInsteadOfLinksFiles, ClonedInsteadOfLinksBytes);
+        }
         foreach (ReasonEntry reason in Reasons)
         {
             text.Append(" reason=").Append(Escape(reason.Reason)).Append(',').Append(Escape(reason.Detail)).Append(',')
@@ -183,6 +194,9 @@ internal sealed class CopyData
                         break;
                     case "uptodate":
                         (data.UpToDateFiles, data.UpToDateBytes) = (Int(values[0]), Long(values[1]));
+                        break;
+                    case "insteadoflinks" when values.Length >= 2:
+                        (data.ClonedInsteadOfLinksFiles, data.ClonedInsteadOfLinksBytes) = (Int(values[0]), Long(values[1]));
                         break;
                     case "reason" when values.Length >= 4:
                         data.Reasons.Add(new ReasonEntry(Unescape(values[0]), Unescape(values[1]), Int(values[2]), Long(values[3])));

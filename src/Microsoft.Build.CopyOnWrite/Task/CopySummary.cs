@@ -33,6 +33,10 @@ internal sealed class CopySummary
     public int CopiedFiles { get; private set; }
     public long CopiedBytes { get; private set; }
     public int LinkedFiles { get; private set; }
+
+    /// <summary>Of the cloned files, those cloned where the Copy asked for a link (CopyOnWriteInsteadOfLinks).</summary>
+    public int ClonedInsteadOfLinksFiles { get; private set; }
+    public long ClonedInsteadOfLinksBytes { get; private set; }
     public int UpToDateFiles { get; private set; }
     public long UpToDateBytes { get; private set; }
 
@@ -157,6 +161,20 @@ internal sealed class CopySummary
         }
     }
 
+    /// <summary>As <see cref="AddCloneResult(CloneResult, string, string)"/> for a file a link was asked for; a clone is also counted apart.</summary>
+    public void AddClonedInsteadOfLink(CloneResult result, string sourcePath, string destinationPath)
+    {
+        AddCloneResult(result, sourcePath, destinationPath);
+        if (result.Method == CloneMethod.Cloned)
+        {
+            lock (_lock)
+            {
+                ClonedInsteadOfLinksFiles++;
+                ClonedInsteadOfLinksBytes += result.Bytes;
+            }
+        }
+    }
+
     public void AddLinked()
     {
         lock (_lock)
@@ -176,7 +194,8 @@ internal sealed class CopySummary
 
     /// <summary>
     /// E.g. "CopyOnWrite: cloned 12 files (48.2 MiB), copied 3 files (1.1 MiB) because ext4 cannot clone,
-    /// 40 files already up to date." Only the kinds that happened are named.
+    /// 40 files already up to date." Only the kinds that happened are named; clones made where links were asked for
+    /// are named after the clones ("cloned 2 files (14.4 KiB), all of them where links were asked for (CopyOnWriteInsteadOfLinks)").
     /// </summary>
     public string Describe()
     {
@@ -201,6 +220,11 @@ internal sealed class CopySummary
             if (ClonedFiles > 0)
             {
                 Part("cloned ", ClonedFiles, ClonedBytes);
+                if (ClonedInsteadOfLinksFiles > 0)
+                {
+                    text.Append(", ").Append(ClonedInsteadOfLinksFiles == ClonedFiles ? "all" : ClonedInsteadOfLinksFiles.ToString(System.Globalization.CultureInfo.InvariantCulture))
+                        .Append(" of them where links were asked for (CopyOnWriteInsteadOfLinks)");
+                }
             }
 
             if (CopiedFiles > 0)

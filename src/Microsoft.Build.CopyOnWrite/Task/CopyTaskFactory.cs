@@ -85,7 +85,7 @@ public sealed class CopyTaskFactory : ITaskFactory
     internal static string DescribeProjectSettingsUnderMultiThreadedBuild(CopyOnWriteSettings settings)
     {
         var set = new List<string>();
-        if (settings.Mode != CopyOnWriteMode.Auto || (!settings.WarnWhenNotCloned && settings.AcceptCopiesFrom.Count == 0))
+        if (settings.Mode != CopyOnWriteMode.Auto || (!settings.WarnWhenNotCloned && settings.AcceptCopiesFrom.Count == 0 && !settings.InsteadOfLinks))
         {
             set.Add($"CopyOnWriteMode={settings.Mode}");
         }
@@ -98,6 +98,11 @@ public sealed class CopyTaskFactory : ITaskFactory
         if (settings.AcceptCopiesFrom.Count > 0)
         {
             set.Add($"CopyOnWriteAcceptCopiesFrom={string.Join(";", settings.AcceptCopiesFrom)}");
+        }
+
+        if (settings.InsteadOfLinks)
+        {
+            set.Add("CopyOnWriteInsteadOfLinks=true");
         }
 
         bool one = set.Count == 1;

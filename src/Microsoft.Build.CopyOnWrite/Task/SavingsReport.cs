@@ -23,7 +23,7 @@ internal static class SavingsReport
     public const string CrossVolumeCode = "COW002";
 
     /// <summary>Error: a CopyOnWrite property has a value the task does not understand (or a relative folder).</summary>
-    public const string BadSettingCode = "COW003";
+    public const string BadSettingCode = CheckCopyOnWriteSettings.BadSettingCode;
 
     /// <summary>Logs what this invocation saved and missed; false when it logged an error.</summary>
     public static bool Report(TaskLoggingHelper log, IBuildEngine? engine, CopySummary summary, CopyOnWriteSettings settings, string? settingsProblem)

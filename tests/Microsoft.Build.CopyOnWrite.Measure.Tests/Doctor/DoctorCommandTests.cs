@@ -434,6 +434,63 @@ public sealed class DoctorCommandTests
             .ToArray();
     }
 
+    [TestMethod]
+    public void A_repository_on_XFS_that_asks_for_links_is_told_its_links_point_into_the_package_cache_and_which_setting_makes_clones_instead()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
+        AskForLinks(repository, "<CreateHardLinksForCopyLocalIfPossible>true</CreateHardLinksForCopyLocalIfPossible>");
+
+        (int exit, string output) = Doctor(repository);
+
+        Assert.AreEqual(0, exit, output);
+        StringAssert.Contains(output, "warning: The project asks for links (CreateHardLinksForCopyLocalIfPossible), so outputs are hard or symbolic links into the package cache");
+        StringAssert.Contains(output, "<CopyOnWriteInsteadOfLinks>true</CopyOnWriteInsteadOfLinks>   # in Directory.Build.props");
+    }
+
+    [TestMethod]
+    public void A_repository_on_XFS_with_CopyOnWriteInsteadOfLinks_is_told_its_links_are_clones()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
+        AskForLinks(repository, "<CreateSymbolicLinksForPublishFilesIfPossible>true</CreateSymbolicLinksForPublishFilesIfPossible><CopyOnWriteInsteadOfLinks>true</CopyOnWriteInsteadOfLinks>");
+
+        (int exit, string output) = Doctor(repository);
+
+        Assert.AreEqual(0, exit, output);
+        StringAssert.Contains(output, "info: The project asks for links (CreateSymbolicLinksForPublishFilesIfPossible); CopyOnWriteInsteadOfLinks is true");
+        Assert.IsFalse(output.Contains("warning: The project asks for links", StringComparison.Ordinal), output);
+    }
+
+    [TestMethod]
+    public void A_repository_on_ext4_that_asks_for_links_is_warned_that_the_links_into_the_package_cache_stay()
+    {
+        LoopFileSystem ext4 = LoopFileSystems.Ext4;
+        string repository = Repository(ext4, packageCache: ext4.NewFolder("packages"));
+        AskForLinks(repository, "<CreateHardLinksForCopyLocalIfPossible>true</CreateHardLinksForCopyLocalIfPossible><CopyOnWriteInsteadOfLinks>true</CopyOnWriteInsteadOfLinks>");
+
+        (_, string output) = Doctor(repository);
+
+        StringAssert.Contains(output, "warning: The project asks for links (CreateHardLinksForCopyLocalIfPossible), and its outputs cannot clone from the package cache");
+        StringAssert.Contains(output, "the links into the cache are made as asked, CopyOnWriteInsteadOfLinks or not");
+    }
+
+    [TestMethod]
+    public void A_repository_that_asks_for_no_link_hears_nothing_of_links()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = Repository(xfs, packageCache: xfs.NewFolder("packages"));
+        AskForLinks(repository, "<CreateHardLinksForCopyLocalIfPossible>false</CreateHardLinksForCopyLocalIfPossible>");
+
+        (_, string output) = Doctor(repository);
+
+        Assert.IsFalse(output.Contains("asks for links", StringComparison.Ordinal), output);
+    }
+
+    /// <summary>Directory.Build.props with these properties, as a repository turns links on.</summary>
+    private static void AskForLinks(string repository, string properties)
+        => File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), $"<Project><PropertyGroup>{properties}</PropertyGroup></Project>");
+
     private static (int Exit, string Output) Doctor(params string[] arguments)
     {
         var output = new StringWriter();

@@ -43,6 +43,19 @@ public sealed class DoctorTargetTests
     }
 
     [TestMethod]
+    public void The_target_says_a_project_asks_for_links_and_names_CopyOnWriteInsteadOfLinks_where_the_volumes_clone()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Xfs;
+        ConsumerRepository repository = ConsumerRepository.Create(xfs.NewFolder("doctor-links"), PackageRoute.SdkElement, directoryBuildProps: "<CreateHardLinksForCopyLocalIfPossible>true</CreateHardLinksForCopyLocalIfPossible>");
+
+        ProcessResult doctor = repository.Dotnet(new Dictionary<string, string?> { ["NUGET_PACKAGES"] = xfs.NewFolder("doctor-links-packages") }, "msbuild", "Lib.csproj", "-restore", "-t:CopyOnWriteDoctor", "-nologo", "-nr:false");
+
+        Assert.AreEqual(0, doctor.ExitCode, doctor.Output);
+        StringAssert.Contains(doctor.Output, "The project asks for links (CreateHardLinksForCopyLocalIfPossible), so outputs are hard or symbolic links into the package cache");
+        StringAssert.Contains(doctor.Output, "<CopyOnWriteInsteadOfLinks>true</CopyOnWriteInsteadOfLinks>");
+    }
+
+    [TestMethod]
     public void With_CopyOnWriteDoctorRequireClone_a_repository_on_ext4_fails_with_COW005_and_the_reason()
     {
         using LoopFileSystem xfs = LoopFileSystems.RequireNew("xfs", 1024, LoopFileSystems.KeptFolder); // mounted before the doctor looks, not in a temp folder

@@ -17,6 +17,7 @@ public sealed class SettingsCheckedFirstTests
     [DataRow("-p:CopyOnWriteMode=Bogus", "CopyOnWriteMode has the value \"Bogus\"")]
     [DataRow("-p:CopyOnWriteMode=no", "CopyOnWriteMode has the value \"no\"")] // a condition's == takes no for Off
     [DataRow("-p:CopyOnWriteWarnWhenNotCloned=yes", "CopyOnWriteWarnWhenNotCloned has the value \"yes\"")]
+    [DataRow("-p:CopyOnWriteInsteadOfLinks=yes", "CopyOnWriteInsteadOfLinks has the value \"yes\"")]
     [DataRow("-p:CopyOnWriteAcceptCopiesFrom=assets", "CopyOnWriteAcceptCopiesFrom lists \"assets\", which is not a full path")]
     public void A_bad_setting_fails_with_COW003_before_anything_is_copied(string setting, string expected)
     {

@@ -27,6 +27,22 @@ public sealed class CopyDataTests
     }
 
     [TestMethod]
+    public void Clones_made_where_links_were_asked_for_round_trip_and_a_line_without_them_reads_as_none()
+    {
+        var data = new CopyData { ClonedFiles = 3, ClonedBytes = 300, ClonedInsteadOfLinksFiles = 2, ClonedInsteadOfLinksBytes = 200 };
+
+        string line = data.Format();
+        CopyData? parsed = CopyData.TryParse(line);
+        CopyData? without = CopyData.TryParse(new CopyData { ClonedFiles = 3, ClonedBytes = 300 }.Format());
+
+        StringAssert.Contains(line, " uptodate=0,0 insteadoflinks=2,200");
+        Assert.AreEqual(2, parsed!.ClonedInsteadOfLinksFiles);
+        Assert.AreEqual(200, parsed.ClonedInsteadOfLinksBytes);
+        Assert.IsFalse(without!.Format().Contains("insteadoflinks", System.StringComparison.Ordinal), "the field is written only where there were some: a build without the setting logs what it logged before");
+        Assert.AreEqual(0, without.ClonedInsteadOfLinksFiles);
+    }
+
+    [TestMethod]
     public void The_volumes_cloned_on_and_copied_within_round_trip_and_a_line_without_them_reads_as_none()
     {
         var data = new CopyData { ClonedFiles = 5, ClonedBytes = 500, ClonedOnVolume = "/mnt/build cache", ClonedOnFileSystem = "xfs" };

@@ -1,0 +1,160 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using System.Security.Cryptography;
+using System.Text.Json.Nodes;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+
+/// <summary>
+/// A solution made with `dotnet new` (a console app referencing a class library and the package Newtonsoft.Json from
+/// the public registry as served here) that turns on MSBuild's links in Directory.Build.props as large repositories
+/// do (CreateHardLinksFor...IfPossible, the four of them), with our SDK by the &lt;Sdk&gt; element and its package
+/// cache on the solution's volume: the setup of dotnet/msbuild#8273, where an output hard-linked into the package
+/// cache corrupts the cache when anything writes into the output.
+/// </summary>
+public sealed class LinkingSolution
+{
+    public const string PackageId = "Newtonsoft.Json";
+
+    /// <summary>Two versions served here (see the package lists of the environment), the second for the version bump of #8273.</summary>
+    public const string FirstVersion = "13.0.3";
+
+    public const string BumpedVersion = "13.0.4";
+
+    private static readonly string[] LinkProperties =
+    [
+        "CreateHardLinksForCopyLocalIfPossible",
+        "CreateHardLinksForCopyFilesToOutputDirectoryIfPossible",
+        "CreateHardLinksForAdditionalFilesIfPossible",
+        "CreateHardLinksForPublishFilesIfPossible",
+    ];
+
+    private LinkingSolution(string root, string packageCache)
+    {
+        Root = root;
+        PackageCache = packageCache;
+    }
+
+    public string Root { get; }
+
+    /// <summary>NUGET_PACKAGES of every build: on the solution's volume, so that a clone from it can happen.</summary>
+    public string PackageCache { get; }
+
+    /// <summary>What `dotnet new sln` made: Links.slnx from .NET 10 on, Links.sln before.</summary>
+    public string SolutionFile => Path.GetFileName(Directory.GetFiles(Root, "Links.sln*").Single());
+
+    public string AppOutput => Path.Combine(Root, "App", "bin", "Debug", "net10.0");
+
+    /// <summary>The package's assembly in the app's output: copied there from the package cache by _CopyFilesMarkedCopyLocal.</summary>
+    public string PackageAssemblyInOutput => Path.Combine(AppOutput, PackageId + ".dll");
+
+    /// <summary>The package's assembly in the package cache, for <paramref name="version"/>.</summary>
+    public string PackageAssemblyInCache(string version) => Path.Combine(PackageCache, PackageId.ToLowerInvariant(), version, "lib", "net6.0", PackageId + ".dll");
+
+    /// <summary>Makes the solution in a new folder of <paramref name="volume"/>, with its package cache beside it.</summary>
+    public static LinkingSolution Create(LoopFileSystem volume)
+    {
+        string root = volume.NewFolder("linking-solution");
+        var solution = new LinkingSolution(root, volume.NewFolder("nuget-packages"));
+        SdkPackage.WriteNuGetConfig(root, withPublicRegistry: true);
+        JsonNode globalJson = JsonNode.Parse(File.ReadAllText(Path.Combine(RepositoryLayout.Root, "global.json")))!;
+        globalJson["msbuild-sdks"] = new JsonObject { ["Microsoft.Build.CopyOnWrite"] = SdkPackage.Version };
+        File.WriteAllText(Path.Combine(root, "global.json"), globalJson.ToJsonString());
+        solution.WriteDirectoryBuildProps(links: true, extraProperties: string.Empty);
+        foreach (string[] step in new[]
+        {
+            new[] { "new", "sln", "-n", "Links" }, ["new", "console", "-n", "App", "-o", "App", "--no-restore"], ["new", "classlib", "-n", "Lib", "-o", "Lib", "--no-restore"],
+            ["add", "App/App.csproj", "reference", "Lib/Lib.csproj"], ["sln", "add", "App/App.csproj", "Lib/Lib.csproj"],
+        })
+        {
+            ProcessResult made = solution.Dotnet(step);
+            Assert.IsTrue(made.Succeeded, $"dotnet {string.Join(' ', step)}:\n{made.Output}");
+        }
+
+        solution.SetPackageVersion(FirstVersion);
+        File.WriteAllText(Path.Combine(root, "App", "Program.cs"), "System.Console.WriteLine(Newtonsoft.Json.JsonConvert.SerializeObject(new { Lib = typeof(Lib.Class1).Name }));");
+        return solution;
+    }
+
+    /// <summary>
+    /// Directory.Build.props: our SDK, the four link properties when <paramref name="links"/>, and
+    /// <paramref name="extraProperties"/> (e.g. the setting, or DisableCopyOnWrite).
+    /// </summary>
+    public void WriteDirectoryBuildProps(bool links, string extraProperties)
+    {
+        string linkLines = links ? string.Concat(LinkProperties.Select(name => $"    <{name}>true</{name}>\n")) : string.Empty;
+        File.WriteAllText(Path.Combine(Root, "Directory.Build.props"), $"""
+            <Project>
+              <Sdk Name="Microsoft.Build.CopyOnWrite" />
+              <PropertyGroup>
+            {linkLines}    {extraProperties}
+              </PropertyGroup>
+            </Project>
+            """);
+    }
+
+    /// <summary>The app's reference to the package, at <paramref name="version"/> (the "bump" of #8273).</summary>
+    public void SetPackageVersion(string version)
+    {
+        string project = Path.Combine(Root, "App", "App.csproj");
+        string text = File.ReadAllText(project);
+        int existing = text.IndexOf($"<PackageReference Include=\"{PackageId}\"", StringComparison.Ordinal);
+        if (existing >= 0)
+        {
+            int end = text.IndexOf("/>", existing, StringComparison.Ordinal) + 2;
+            text = text.Remove(existing, end - existing);
+        }
+
+        text = text.Replace("</Project>", $"  <ItemGroup><PackageReference Include=\"{PackageId}\" Version=\"{version}\" /></ItemGroup>\n</Project>", StringComparison.Ordinal);
+        File.WriteAllText(project, text);
+    }
+
+    /// <summary>`dotnet build` of the solution (restoring), at normal verbosity so every Copy's lines are in the output.</summary>
+    public ProcessResult Build(params string[] arguments)
+    {
+        ProcessResult build = Dotnet(["build", SolutionFile, "-nologo", "-nr:false", "-v:n", .. arguments]);
+        Assert.IsTrue(build.Succeeded, "the build failed:\n" + build.Output);
+        return build;
+    }
+
+    /// <summary>`dotnet restore` of the solution: the package cache's content before any build.</summary>
+    public void Restore()
+    {
+        ProcessResult restore = Dotnet("restore", SolutionFile);
+        Assert.IsTrue(restore.Succeeded, "the restore failed:\n" + restore.Output);
+    }
+
+    public ProcessResult Dotnet(params string[] arguments)
+    {
+        IDictionary<string, string?> environment = SdkPackage.BuildEnvironmentWith(new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache });
+        return ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10));
+    }
+
+    /// <summary>SHA-256 of every file in the package cache, by path relative to it.</summary>
+    public IReadOnlyDictionary<string, string> PackageCacheContents()
+        => Directory.EnumerateFiles(PackageCache, "*", SearchOption.AllDirectories)
+            .Where(path => !new FileInfo(path).Attributes.HasFlag(FileAttributes.ReparsePoint))
+            .ToDictionary(path => Path.GetRelativePath(PackageCache, path), path => Convert.ToHexString(SHA256.HashData(File.ReadAllBytes(path))), StringComparer.Ordinal);
+
+    /// <summary>The files of the package cache whose bytes differ from <paramref name="before"/>'s (added files are not counted: a restore adds packages).</summary>
+    public IReadOnlyList<string> ChangedSince(IReadOnlyDictionary<string, string> before)
+    {
+        IReadOnlyDictionary<string, string> now = PackageCacheContents();
+        return before.Where(entry => !now.TryGetValue(entry.Key, out string? hash) || hash != entry.Value).Select(entry => entry.Key).ToList();
+    }
+
+    /// <summary>The files under the outputs of both projects that are hard links (more than one name) or symbolic links, with what stat says of them.</summary>
+    public IEnumerable<string> LinkedOutputs()
+        => OutputFiles().Select(path => (path, facts: UnixFileFacts.Of(path))).Where(file => file.facts.Links > 1 || file.facts.Type is not ("regular file" or "regular empty file"))
+            .Select(file => $"{Path.GetRelativePath(Root, file.path)} ({file.facts.Type}, {file.facts.Links} names)");
+
+    /// <summary>Every file under the outputs of both projects (bin and obj).</summary>
+    public IReadOnlyList<string> OutputFiles()
+        => new[] { "App", "Lib" }.SelectMany(project => new[] { "bin", "obj" }.Select(folder => Path.Combine(Root, project, folder)))
+            .Where(Directory.Exists)
+            .SelectMany(folder => Directory.EnumerateFiles(folder, "*", SearchOption.AllDirectories))
+            .ToList();
+}

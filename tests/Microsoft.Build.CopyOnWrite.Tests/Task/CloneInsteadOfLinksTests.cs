@@ -1,0 +1,203 @@
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+using Microsoft.Build.CopyOnWrite.TestKit;
+using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.Build.Utilities;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
+
+namespace Microsoft.Build.CopyOnWrite.Tests.Task;
+
+/// <summary>
+/// CopyOnWriteInsteadOfLinks=true (issue #43): where a Copy asks for a hard or symbolic link and source and destination
+/// are on one volume that clones, the task clones; elsewhere it links as asked. Off (the default), it links as the stock
+/// task does. The task runs in-process on real loop-mounted file systems; whether a file is a link is read by `stat`,
+/// whether it is a clone by FIEMAP (filefrag), never from our log.
+/// </summary>
+[TestClass]
+public sealed class CloneInsteadOfLinksTests
+{
+    private const string Setting = "CopyOnWriteInsteadOfLinks";
+
+    [TestMethod]
+    [DataRow("xfs", "hard")]
+    [DataRow("xfs", "symbolic")]
+    [DataRow("btrfs", "hard")]
+    [DataRow("btrfs", "symbolic")]
+    public void With_the_setting_a_link_asked_for_on_a_volume_that_clones_is_a_clone_with_one_name(string kind, string link)
+    {
+        string folder = LoopFileSystems.Require(kind).NewFolder("instead-of-" + link);
+        string source = TestFiles.Write(folder, "package.dll", 300_000, seed: 1);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, destination, link, setting: "true");
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertIndependentClone(source, destination, $"a {link} link asked for on {kind}");
+        Assert.AreEqual(1, UnixFileFacts.Of(source).Links, "the source has no second name");
+        Assert.AreEqual(1, task.Summary.ClonedInsteadOfLinksFiles, build.Log);
+        Assert.AreEqual(0, task.Summary.LinkedFiles, build.Log);
+        StringAssert.Contains(build.Log, "where links were asked for (CopyOnWriteInsteadOfLinks)", "the Copy's summary line counts it apart");
+        StringAssert.Contains(build.Log, "insteadoflinks=1,300000", "the data line the build summary adds up");
+    }
+
+    [TestMethod]
+    public void With_the_setting_writing_into_the_output_in_place_leaves_the_source_as_it_was()
+    {
+        string folder = LoopFileSystems.Xfs.NewFolder("instead-write");
+        string source = TestFiles.Write(folder, "package.dll", 200_000, seed: 2);
+        byte[] original = File.ReadAllBytes(source);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+        Assert.IsTrue(Run(source, destination, "hard", setting: "true").Succeeded);
+
+        WriteInPlace(destination);
+
+        CollectionAssert.AreEqual(original, File.ReadAllBytes(source), "a write into the output reached the source");
+    }
+
+    [TestMethod]
+    [DataRow("hard")]
+    [DataRow("symbolic")]
+    public void Without_the_setting_the_link_is_made_as_asked_and_a_write_into_the_output_reaches_the_source(string link)
+    {
+        // The default is the stock task's behaviour, hazard included: this is what the setting is for.
+        string folder = LoopFileSystems.Xfs.NewFolder("links-as-asked-" + link);
+        string source = TestFiles.Write(folder, "package.dll", 200_000, seed: 3);
+        byte[] original = File.ReadAllBytes(source);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, destination, link, setting: null);
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertLinked(source, destination, link);
+        Assert.AreEqual(1, task.Summary.LinkedFiles);
+        Assert.IsFalse(build.Log.Contains("insteadoflinks", System.StringComparison.Ordinal), "nothing new in the data line: " + build.Log);
+        WriteInPlace(destination);
+        CollectionAssert.AreNotEqual(original, File.ReadAllBytes(source), "through a link the write reaches the source");
+    }
+
+    [TestMethod]
+    [DataRow("hard")]
+    [DataRow("symbolic")]
+    public void With_the_setting_on_ext4_which_cannot_clone_the_link_is_made_as_asked(string link)
+    {
+        string folder = LoopFileSystems.Ext4.NewFolder("instead-ext4-" + link);
+        string source = TestFiles.Write(folder, "package.dll", 100_000, seed: 4);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, destination, link, setting: "true");
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertLinked(source, destination, link);
+        Assert.AreEqual(1, task.Summary.LinkedFiles, build.Log);
+        Assert.AreEqual(0, task.Summary.ClonedFiles + task.Summary.CopiedFiles, "no byte copy is made where a link was asked for: " + build.Log);
+    }
+
+    [TestMethod]
+    public void With_the_setting_a_symbolic_link_from_another_volume_is_made_as_asked()
+    {
+        string source = TestFiles.Write(LoopFileSystems.Btrfs.NewFolder("instead-cross-source"), "package.dll", 100_000, seed: 5);
+        string destination = Path.Combine(LoopFileSystems.Xfs.NewFolder("instead-cross-destination"), "package.dll");
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, destination, "symbolic", setting: "true");
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertLinked(source, destination, "symbolic");
+        Assert.AreEqual(0, task.Summary.ClonedFiles + task.Summary.CopiedFiles, build.Log);
+    }
+
+    [TestMethod]
+    public void With_the_setting_ErrorIfLinkFails_does_not_fail_a_clone_made_instead()
+    {
+        string folder = LoopFileSystems.Xfs.NewFolder("instead-error-if-link-fails");
+        string source = TestFiles.Write(folder, "package.dll", 100_000, seed: 6);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+
+        (bool succeeded, RecordingBuildEngine build, _) = Run(source, destination, "hard", setting: "true", errorIfLinkFails: true);
+
+        Assert.IsTrue(succeeded, build.Log);
+        Assert.AreEqual(0, build.Errors.Count + build.Warnings.Count, build.Log);
+        AssertIndependentClone(source, destination, "ErrorIfLinkFails with a clone made instead");
+    }
+
+    [TestMethod]
+    public void With_the_setting_an_existing_output_that_is_a_hard_link_to_the_source_is_replaced_by_a_clone()
+    {
+        // The incremental build after turning the setting on: last build's output is the package cache's file itself.
+        string folder = LoopFileSystems.Btrfs.NewFolder("instead-over-link");
+        string source = TestFiles.Write(folder, "package.dll", 100_000, seed: 7);
+        byte[] original = File.ReadAllBytes(source);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+        Assert.IsTrue(Run(source, destination, "hard", setting: null).Succeeded);
+        Assert.AreEqual(2, UnixFileFacts.Of(destination).Links, "premise: last build linked it");
+
+        (bool succeeded, RecordingBuildEngine build, _) = Run(source, destination, "hard", setting: "true");
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertIndependentClone(source, destination, "a link replaced by a clone");
+        WriteInPlace(destination);
+        CollectionAssert.AreEqual(original, File.ReadAllBytes(source));
+    }
+
+    [TestMethod]
+    public void A_value_that_is_not_true_or_false_is_COW003_naming_it()
+    {
+        string folder = LoopFileSystems.Xfs.NewFolder("instead-bad-value");
+        string source = TestFiles.Write(folder, "package.dll", 1_000, seed: 8);
+
+        (bool succeeded, RecordingBuildEngine build, _) = Run(source, Path.Combine(folder, "bin", "package.dll"), "hard", setting: "yes");
+
+        Assert.IsFalse(succeeded, build.Log);
+        string error = build.Errors.Single(e => e.Code == "COW003").Message!;
+        StringAssert.Contains(error, "CopyOnWriteInsteadOfLinks has the value \"yes\"; it must be true or false.");
+    }
+
+    private static (bool Succeeded, RecordingBuildEngine Build, Copy Task) Run(string source, string destination, string link, string? setting, bool errorIfLinkFails = false)
+    {
+        var environment = new Dictionary<string, string?> { [Setting] = setting };
+        var build = new RecordingBuildEngine();
+        var task = new Copy(engine: null, name => environment.TryGetValue(name, out string? value) ? value : null)
+        {
+            BuildEngine = build,
+            SourceFiles = [new TaskItem(source)],
+            DestinationFiles = [new TaskItem(destination)],
+            UseHardlinksIfPossible = link == "hard",
+            UseSymboliclinksIfPossible = link == "symbolic",
+            ErrorIfLinkFails = errorIfLinkFails,
+        };
+        return (task.Execute(), build, task);
+    }
+
+    /// <summary>Not a link (one name, not a symbolic link), same bytes, and every extent shared with another file.</summary>
+    internal static void AssertIndependentClone(string source, string destination, string why)
+    {
+        UnixFileFacts facts = UnixFileFacts.Of(destination);
+        Assert.AreEqual("regular file", facts.Type, $"{destination} is not a regular file ({why})");
+        Assert.AreEqual(1, facts.Links, $"{destination} has {facts.Links} names: a hard link ({why})");
+        Assert.AreNotEqual(UnixFileFacts.Of(source).Inode, facts.Inode, why);
+        Assert.IsTrue(TestFiles.SameBytes(source, destination), why);
+        SharedExtents.AssertAllShared(destination, why);
+    }
+
+    private static void AssertLinked(string source, string destination, string link)
+    {
+        UnixFileFacts facts = UnixFileFacts.Of(destination);
+        if (link == "hard")
+        {
+            Assert.AreEqual(UnixFileFacts.Of(source).Inode, facts.Inode, "a hard link is the source's inode");
+            Assert.AreEqual(2, facts.Links);
+        }
+        else
+        {
+            Assert.AreEqual("symbolic link", facts.Type);
+            Assert.AreEqual(source, new FileInfo(destination).LinkTarget);
+        }
+    }
+
+    /// <summary>What a tool that opens an output for writing does (no new file, no rename): the hazard of dotnet/msbuild#8273.</summary>
+    internal static void WriteInPlace(string path)
+    {
+        using var stream = new FileStream(path, FileMode.Open, FileAccess.Write);
+        stream.Write(new byte[] { 0xDE, 0xAD, 0xBE, 0xEF }, 0, 4);
+    }
+}
