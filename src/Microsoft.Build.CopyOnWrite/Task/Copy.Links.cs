@@ -99,7 +99,7 @@ public sealed partial class Copy
         VolumeCatalog volumes = VolumeCatalog.Shared;
         try
         {
-            if (!volumes.SameVolume(sourceFolder!, destinationFolder!) || volumes.Inspect(destinationFolder!).CanClone != true)
+            if (!CloneRule.SameFileSystem(volumes.Locate(sourceFolder!), volumes.Locate(destinationFolder!)) || volumes.Inspect(destinationFolder!).CanClone != true)
             {
                 return false;
             }
