@@ -32,38 +32,14 @@ done
 # 50 byte copies of 256 MiB need 12.5 GiB plus the source and file system overhead; the images are sparse,
 # so only what is written takes host disk space, and fstrim gives it back after each benchmark case.
 image_gib="${COW_BENCH_IMAGE_GIB:-20}"
-work="/var/tmp/cow-bench-$$"
-mounted=()
-
-cleanup() {
-  local status=$?
-  trap - EXIT INT TERM
-  for mountpoint in "${mounted[@]}"; do
-    umount "$mountpoint" 2>/dev/null || umount -l "$mountpoint" 2>/dev/null || echo "benchmark.sh: could not unmount $mountpoint" >&2
-  done
-  rm -rf "$work"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-mkdir -p "$work"
-make_fs() { # kind mount-options mkfs-command...
-  local kind="$1" options="$2"; shift 2
-  local image="$work/$kind.img" mountpoint="$work/$kind"
-  truncate -s "${image_gib}G" "$image"
-  "$@" "$image" >/dev/null
-  mkdir -p "$mountpoint"
-  mounted+=("$mountpoint")
-  mount -o "loop$options" "$image" "$mountpoint"
-}
+source "$repo/build/scratch-volumes.sh"
+scratch_volumes_begin cow-bench
 # btrfs turns on asynchronous discard by itself on a loop device (discard=async): files deleted between
 # measurements would then be trimmed in the background during later ones, on whichever method runs then.
 # All three file systems are trimmed explicitly instead (fstrim, outside the measurements).
-make_fs xfs "" mkfs.xfs -q -f -m reflink=1
-make_fs btrfs ",nodiscard" mkfs.btrfs -q -f
-make_fs ext4 "" mkfs.ext4 -q -F
+scratch_volume xfs "$image_gib"
+scratch_volume btrfs "$image_gib" nodiscard
+scratch_volume ext4 "$image_gib"
 export COW_BENCH_XFS="$work/xfs" COW_BENCH_BTRFS="$work/btrfs" COW_BENCH_EXT4="$work/ext4"
 
 only=all smoke=false

@@ -30,21 +30,8 @@ for tool in mkfs.xfs mkfs.btrfs btrfs; do
   command -v "$tool" >/dev/null || { echo "measure-links.sh: $tool is missing (xfsprogs, btrfs-progs)." >&2; exit 1; }
 done
 
-work="/var/tmp/cow-links-$$"
-mounted=()
-cleanup() {
-  local status=$?
-  trap - EXIT INT TERM
-  for mountpoint in "${mounted[@]}"; do
-    umount "$mountpoint" 2>/dev/null || umount -l "$mountpoint" 2>/dev/null || echo "measure-links.sh: could not unmount $mountpoint" >&2
-  done
-  rm -rf "$work"
-  exit "$status"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-mkdir -p "$work"
+source "$repo/build/scratch-volumes.sh"
+scratch_volumes_begin cow-links
 
 echo "== Packing the SDK from this checkout" >&2
 "$repo/build/pack.sh" "$work/packages" >/dev/null
@@ -93,11 +80,8 @@ used_bytes() { sync; [[ "$2" == btrfs ]] && btrfs filesystem sync "$1" >/dev/nul
 results="$work/results.tsv"
 : > "$results"
 for kind in xfs btrfs; do
-  image="$work/$kind.img" mountpoint="$work/$kind"
-  truncate -s 2G "$image"
-  if [[ $kind == xfs ]]; then mkfs.xfs -q -f -m reflink=1 "$image"; else mkfs.btrfs -q -f "$image" >/dev/null; fi
-  mkdir -p "$mountpoint"; mounted+=("$mountpoint")
-  mount -o loop "$image" "$mountpoint"
+  scratch_volume "$kind" 2
+  mountpoint="$work/$kind"
   root="$mountpoint/solution"
   export NUGET_PACKAGES="$mountpoint/nuget-packages"
   make_solution "$root"
