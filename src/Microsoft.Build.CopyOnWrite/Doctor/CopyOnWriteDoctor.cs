@@ -24,41 +24,13 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
     /// </summary>
     public const string ReportCode = "COW007";
 
-    // The project's properties as MSBuild evaluated them, each handed in as it is; what they mean is ProjectFolders'
-    // rule, which the tool follows too. Sdk.targets passes one parameter per name of ProjectFolders.PropertyNames.
-    public string? MSBuildProjectFullPath { get; set; }
-    public string? DirectoryBuildPropsPath { get; set; }
-    public string? CopyOnWriteDoctorRepository { get; set; }
-    public string? OutDir { get; set; }
-    public string? IntermediateOutputPath { get; set; }
-
-    /// <summary>NuGet's _OutputPackagesPath (its _GetRestoreSettings target): the package cache its configuration names.</summary>
-    public string? NuGetConfiguredPackagesPath { get; set; }
-
-    /// <summary>NuGet's _OutputFallbackFolders (its _GetRestoreSettings target).</summary>
-    public string? NuGetConfiguredFallbackFolders { get; set; }
-    public string? NuGetPackageRoot { get; set; }
-    public string? NuGetPackageFolders { get; set; }
-    public string? NetCoreRoot { get; set; }
-    public string? DotnetHostPath { get; set; }
-    public string? CopyOnWriteDoctorCopiesFrom { get; set; }
-    public string? ProjectAssetsFile { get; set; }
-    public string? CopyOnWriteAcceptCopiesFrom { get; set; }
-
-    public string? CopyOnWriteInsteadOfLinks { get; set; }
-    public string? CreateHardLinksForCopyLocalIfPossible { get; set; }
-    public string? CreateHardLinksForCopyFilesToOutputDirectoryIfPossible { get; set; }
-    public string? CreateHardLinksForAdditionalFilesIfPossible { get; set; }
-    public string? CreateHardLinksForCopyAdditionalFilesIfPossible { get; set; }
-    public string? CreateHardLinksForPublishFilesIfPossible { get; set; }
-    public string? CreateSymbolicLinksForCopyLocalIfPossible { get; set; }
-    public string? CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible { get; set; }
-    public string? CreateSymbolicLinksForAdditionalFilesIfPossible { get; set; }
-    public string? CreateSymbolicLinksForCopyAdditionalFilesIfPossible { get; set; }
-    public string? CreateSymbolicLinksForPublishFilesIfPossible { get; set; }
-
-    /// <summary>NUGET_FALLBACK_PACKAGES, as the build reads it: copies from there pass Required.</summary>
-    public string? FallbackPackagesEnvironment { get; set; }
+    /// <summary>
+    /// The project's properties as MSBuild evaluated them, one item per name of <see cref="ProjectFolders.PropertyNames"/>
+    /// (the name, its value in metadata Value), handed in as they are: what they mean is ProjectFolders' rule, which the
+    /// tool follows too.
+    /// </summary>
+    [Required]
+    public ITaskItem[] Properties { get; set; } = [];
 
     /// <summary>Fail (COW005) when the repository cannot clone what it builds.</summary>
     public bool RequireClone { get; set; }
@@ -72,36 +44,19 @@ public sealed class CopyOnWriteDoctor : Microsoft.Build.Utilities.Task
 
     public override bool Execute()
     {
-        ProjectFolders project = ProjectFolders.From(name => name switch
+        var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+        foreach (ITaskItem property in Properties)
         {
-            "MSBuildProjectFullPath" => MSBuildProjectFullPath,
-            "DirectoryBuildPropsPath" => DirectoryBuildPropsPath,
-            "CopyOnWriteDoctorRepository" => CopyOnWriteDoctorRepository,
-            "OutDir" => OutDir,
-            "IntermediateOutputPath" => IntermediateOutputPath,
-            "_OutputPackagesPath" => NuGetConfiguredPackagesPath,
-            "_OutputFallbackFolders" => NuGetConfiguredFallbackFolders,
-            "NuGetPackageRoot" => NuGetPackageRoot,
-            "NuGetPackageFolders" => NuGetPackageFolders,
-            "NetCoreRoot" => NetCoreRoot,
-            "DOTNET_HOST_PATH" => DotnetHostPath,
-            "CopyOnWriteDoctorCopiesFrom" => CopyOnWriteDoctorCopiesFrom,
-            "ProjectAssetsFile" => ProjectAssetsFile,
-            "CopyOnWriteAcceptCopiesFrom" => CopyOnWriteAcceptCopiesFrom,
-            "NUGET_FALLBACK_PACKAGES" => FallbackPackagesEnvironment,
-            "CopyOnWriteInsteadOfLinks" => CopyOnWriteInsteadOfLinks,
-            "CreateHardLinksForCopyLocalIfPossible" => CreateHardLinksForCopyLocalIfPossible,
-            "CreateHardLinksForCopyFilesToOutputDirectoryIfPossible" => CreateHardLinksForCopyFilesToOutputDirectoryIfPossible,
-            "CreateHardLinksForAdditionalFilesIfPossible" => CreateHardLinksForAdditionalFilesIfPossible,
-            "CreateHardLinksForCopyAdditionalFilesIfPossible" => CreateHardLinksForCopyAdditionalFilesIfPossible,
-            "CreateHardLinksForPublishFilesIfPossible" => CreateHardLinksForPublishFilesIfPossible,
-            "CreateSymbolicLinksForCopyLocalIfPossible" => CreateSymbolicLinksForCopyLocalIfPossible,
-            "CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible" => CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible,
-            "CreateSymbolicLinksForAdditionalFilesIfPossible" => CreateSymbolicLinksForAdditionalFilesIfPossible,
-            "CreateSymbolicLinksForCopyAdditionalFilesIfPossible" => CreateSymbolicLinksForCopyAdditionalFilesIfPossible,
-            "CreateSymbolicLinksForPublishFilesIfPossible" => CreateSymbolicLinksForPublishFilesIfPossible,
-            _ => throw new ArgumentException($"CopyOnWriteDoctor takes no property {name}; add a parameter for it and pass it in Sdk.targets.", nameof(name)),
-        });
+            values[property.ItemSpec] = property.GetMetadata("Value");
+        }
+
+        if (ProjectFolders.PropertyNames.FirstOrDefault(name => !values.ContainsKey(name)) is string missing)
+        {
+            Log.LogError($"CopyOnWriteDoctor: the property {missing} was not handed in; Sdk.targets passes every name of ProjectFolders.PropertyNames as an item of Properties.");
+            return false;
+        }
+
+        ProjectFolders project = ProjectFolders.From(name => values[name]);
         DoctorCheck check = DoctorCheck.Run(project.Folders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, project.Facts);
         Log.LogWarning(subcategory: null, warningCode: ReportCode, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0,
             message: "{0}", string.Join("\n", DoctorReport.Lines(check)));
