@@ -32,7 +32,7 @@ public sealed class CheckCopyOnWriteSettings : Microsoft.Build.Utilities.Task
 
     public override bool Execute()
     {
-        CopyOnWriteSettings.Parse($"Mode={Mode}\nWarnWhenNotCloned={WarnWhenNotCloned}\nAcceptCopiesFrom={AcceptCopiesFrom}\nInsteadOfLinks={InsteadOfLinks}", out IReadOnlyList<string> problems);
+        CopyOnWriteSettings.Parse(CopyOnWriteSettings.AsText(Mode, WarnWhenNotCloned, AcceptCopiesFrom, InsteadOfLinks), out IReadOnlyList<string> problems);
         foreach (string problem in problems)
         {
             Log.LogError(subcategory: null, errorCode: BadSettingCode, helpKeyword: null, file: ProjectFile, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0,

@@ -166,8 +166,12 @@ internal sealed class CopyOnWriteSettings
             return Default; // none set, as in most builds: nothing to parse
         }
 
-        return Parse($"Mode={mode}\nWarnWhenNotCloned={warn}\nAcceptCopiesFrom={accept}\nInsteadOfLinks={insteadOfLinks}", out problem);
+        return Parse(AsText(mode, warn, accept, insteadOfLinks), out problem);
     }
+
+    /// <summary>The four properties' values, as MSBuild evaluated them, in the text <see cref="Parse(string?, out string?)"/> reads.</summary>
+    public static string AsText(string? mode, string? warnWhenNotCloned, string? acceptCopiesFrom, string? insteadOfLinks)
+        => $"Mode={mode}\nWarnWhenNotCloned={warnWhenNotCloned}\nAcceptCopiesFrom={acceptCopiesFrom}\nInsteadOfLinks={insteadOfLinks}";
 
     /// <summary>"/a", "C:\\a" or "\\\\server\\share"; not "a", "C:a" or "\\a", which depend on a current folder or drive.</summary>
     private static bool IsFullPath(string path)
