@@ -24,10 +24,11 @@ internal static class EngineFaultWarning
     private static int s_warned;
 
     /// <summary>
-    /// Says that the engine failed for <paramref name="sourcePath"/> and the file was copied anyway: the first time in
-    /// this process as warning COW006 with the OS, the file system, the step and the error, asking for a report.
+    /// Says that the engine failed for <paramref name="sourcePath"/> and the file was copied anyway (or, where it was to be
+    /// cloned in place of a link, <paramref name="linkedInstead"/>, linked as the project asks): the first time in this
+    /// process as warning COW006 with the OS, the file system, the step and the error, asking for a report.
     /// </summary>
-    public static void Report(TaskLoggingHelper log, string? detail, string sourcePath, string destinationPath)
+    public static void Report(TaskLoggingHelper log, string? detail, string sourcePath, string destinationPath, bool linkedInstead = false)
     {
         bool first = Interlocked.Exchange(ref s_warned, 1) == 0;
         if (!first && !log.LogsMessagesOfImportance(MessageImportance.Low))
@@ -35,7 +36,10 @@ internal static class EngineFaultWarning
             return;
         }
 
-        string text = $"CopyOnWrite: \"{sourcePath}\" was copied to \"{destinationPath}\" the stock task's way because {detail ?? "our engine failed"}. "
+        string what = linkedInstead
+            ? $"\"{sourcePath}\" was not cloned to \"{destinationPath}\" in place of a link (CopyOnWriteInsteadOfLinks) but linked as the project asks, because {detail ?? "our engine failed"}. "
+            : $"\"{sourcePath}\" was copied to \"{destinationPath}\" the stock task's way because {detail ?? "our engine failed"}. ";
+        string text = "CopyOnWrite: " + what
             + $"The build goes on; files after this one that meet the same fault are said at low importance, and after {FallbackLadder.FaultsBeforeSkipping} "
             + "close together between the same volumes this process stops asking the engine there for a while.";
         if (first)

@@ -1,6 +1,7 @@
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.TestKit;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.Utilities;
@@ -152,11 +153,32 @@ public sealed class CloneInsteadOfLinksTests
         StringAssert.Contains(error, "CopyOnWriteInsteadOfLinks has the value \"yes\"; it must be true or false.");
     }
 
-    private static (bool Succeeded, RecordingBuildEngine Build, Copy Task) Run(string source, string destination, string link, string? setting, bool errorIfLinkFails = false)
+    [TestMethod]
+    public void With_the_setting_a_fault_of_our_engine_on_the_clone_is_said_and_the_link_is_made_as_asked()
+    {
+        string folder = LoopFileSystems.Xfs.NewFolder("instead-fault");
+        string source = TestFiles.Write(folder, "package.dll", 50_000, seed: 9);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+        var faulting = new FallbackLadder(new FaultingEngine(), new PlainFiles());
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, destination, "hard", setting: "true", engine: faulting);
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertLinked(source, destination, "hard");
+        Assert.AreEqual((1, 0), (task.Summary.LinkedFiles, task.Summary.ClonedInsteadOfLinksFiles), build.Log);
+        // Warning COW006 the first time in the test process, a low-importance message after (EngineFaultWarning): either way said.
+        string expected = $"\"{source}\" was not cloned to \"{destination}\" in place of a link (CopyOnWriteInsteadOfLinks) but linked as the project asks, because";
+        bool warned = build.Warnings.Any(w => w.Code == EngineFaultWarning.Code && w.Message!.Contains(expected, System.StringComparison.Ordinal));
+        bool said = build.Messages.Any(m => m.Importance == Microsoft.Build.Framework.MessageImportance.Low && m.Message!.Contains(expected, System.StringComparison.Ordinal));
+        Assert.IsTrue(warned || said, build.Log);
+        StringAssert.Contains(build.Log, FaultingEngine.Fault, "the fault itself is named");
+    }
+
+    private static (bool Succeeded, RecordingBuildEngine Build, Copy Task) Run(string source, string destination, string link, string? setting, bool errorIfLinkFails = false, ICloneEngine? engine = null)
     {
         var environment = new Dictionary<string, string?> { [Setting] = setting };
         var build = new RecordingBuildEngine();
-        var task = new Copy(engine: null, name => environment.TryGetValue(name, out string? value) ? value : null)
+        var task = new Copy(engine, name => environment.TryGetValue(name, out string? value) ? value : null)
         {
             BuildEngine = build,
             SourceFiles = [new TaskItem(source)],
@@ -192,6 +214,15 @@ public sealed class CloneInsteadOfLinksTests
             Assert.AreEqual("symbolic link", facts.Type);
             Assert.AreEqual(source, new FileInfo(destination).LinkTarget);
         }
+    }
+
+    /// <summary>An engine with a bug nobody foresaw: what the fallback ladder turns into a copy and COW006.</summary>
+    private sealed class FaultingEngine : ICloneEngine
+    {
+        public const string Fault = "an injected fault of the engine";
+
+        public CloneResult CloneOrCopy(string sourcePath, string destinationPath, System.Threading.CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
+            => throw new System.InvalidOperationException(Fault);
     }
 
     /// <summary>What a tool that opens an output for writing does (no new file, no rename): the hazard of dotnet/msbuild#8273.</summary>
