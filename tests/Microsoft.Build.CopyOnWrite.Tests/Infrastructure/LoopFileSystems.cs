@@ -98,9 +98,15 @@ public static class LoopFileSystems
             fileSystem.Dispose();
         }
 
-        if (Directory.Exists(KeptFolder) && !Directory.EnumerateFileSystemEntries(KeptFolder).Any())
+        DeleteIfEmpty(KeptFolder);
+        DeleteIfEmpty(ScratchFolder);
+    }
+
+    private static void DeleteIfEmpty(string folder)
+    {
+        if (Directory.Exists(folder) && !Directory.EnumerateFileSystemEntries(folder).Any())
         {
-            Directory.Delete(KeptFolder);
+            Directory.Delete(folder);
         }
     }
 

@@ -171,7 +171,7 @@ public static class UserMounts
             Assert.Inconclusive("SKIPPED: mounting needs root on Linux (run the tests as root, as CI does)");
         }
 
-        return Directory.CreateDirectory(Path.Combine("/var/tmp", $"cow-tests-{Environment.ProcessId}", $"{purpose}-{Guid.NewGuid():N}"[..(purpose.Length + 9)])).FullName;
+        return Directory.CreateDirectory(Path.Combine(LoopFileSystems.ScratchFolder, $"{purpose}-{Guid.NewGuid():N}"[..(purpose.Length + 9)])).FullName;
     }
 
     /// <summary>The device a mount point was mounted from (mountinfo's field after the file system).</summary>
