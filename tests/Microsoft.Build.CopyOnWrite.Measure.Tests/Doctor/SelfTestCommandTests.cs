@@ -1,8 +1,10 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.Json;
 using Microsoft.Build.CopyOnWrite.Measure.Tests.Infrastructure;
+using Microsoft.Build.CopyOnWrite.Shared;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -53,39 +55,64 @@ public sealed class SelfTestCommandTests
         Assert.IsTrue(unmount.Succeeded, "the volume could not be unmounted at once: " + unmount.Output);
     }
 
+    /// <summary>
+    /// Ctrl-C while a holder (Holder.cs) has a file of the self-test on the repository's volume open. A holder lives for
+    /// milliseconds, so the test stops the tool (SIGSTOP) the moment it sees one. A stopped tool cannot end its holder:
+    /// the holder waits for the end of its input, a pipe the tool still has open, and only the tool kills it. So once
+    /// the holder has the file open while the tool still has that pipe, the test sends SIGINT, then SIGCONT. A holder
+    /// the tool had already let go of when it stopped is let pass, and the test waits for the next.
+    /// </summary>
     [TestMethod]
     public void Ctrl_C_while_another_process_holds_a_file_of_the_self_test_leaves_no_process_or_file_behind()
     {
         using LoopFileSystem xfs = LoopFileSystems.RequireNew("xfs", 512);
         string repository = xfs.NewFolder("selftest-repo");
         TinySolution.WriteInto(repository);
-        var start = new System.Diagnostics.ProcessStartInfo(InstalledTool.Path) { WorkingDirectory = repository, RedirectStandardOutput = true, RedirectStandardError = true };
-        start.ArgumentList.Add("doctor");
-        start.ArgumentList.Add("--selftest");
-        using var tool = System.Diagnostics.Process.Start(start)!;
-        var output = new System.Text.StringBuilder();
-        tool.OutputDataReceived += (_, e) => { lock (output) { output.AppendLine(e.Data); } };
-        tool.ErrorDataReceived += (_, e) => { lock (output) { output.AppendLine(e.Data); } };
-        tool.BeginOutputReadLine();
-        tool.BeginErrorReadLine();
-        string toolId = tool.Id.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        // SIGINT at its default however this test run was started (ChildProcess.Start): a tool that inherits it
+        // ignored, as under a script's background job, keeps ignoring it and runs the self-test to its end.
+        using ChildProcess tool = ChildProcess.Start(InstalledTool.Path, ["doctor", "--selftest"], repository);
         string? held = null;
+        var letPass = new List<string>();
         var deadline = DateTime.UtcNow + TimeSpan.FromMinutes(3);
         while (held is null && !tool.HasExited && DateTime.UtcNow < deadline)
         {
-            held = HolderAmongChildrenOf(toolId); // a holder lives for milliseconds: look at the tool's children only, and often
+            int holder = HolderAmongChildrenOf(tool.Id); // a holder lives for milliseconds: look at the tool's children only, and often
+            if (holder == 0 || !LinuxProcesses.Signal(tool.Id, LinuxProcesses.SIGSTOP))
+            {
+                continue;
+            }
+
+            try
+            {
+                Assert.IsTrue(ChildProcess.WaitUntil(() => LinuxProcesses.IsStopped(tool.Id) || tool.HasExited, TimeSpan.FromSeconds(30)), "the tool did not stop on SIGSTOP:\n" + tool.Output);
+                // The holder goes on while the tool is stopped: a shell that has not opened the file yet soon has.
+                (string? Held, string? Why) look = default;
+                ChildProcess.WaitUntil(() => (look = HoldsWhileStopped(holder, tool.Id, xfs.MountPoint)) is not (null, null), TimeSpan.FromSeconds(30));
+                held = look.Held;
+                if (held is not null)
+                {
+                    Assert.AreEqual("caught", tool.Disposition(ChildProcess.SIGINT), $"the tool has SIGINT {tool.Disposition(ChildProcess.SIGINT)}, not caught, so no Ctrl-C can reach it: the test's premise fails, not the tool:\n{tool.Output}");
+                    tool.Signal(ChildProcess.SIGINT);
+                }
+                else
+                {
+                    letPass.Add($"{holder}: {look.Why ?? "did not open a self-test file within 30 s"}");
+                }
+            }
+            finally
+            {
+                LinuxProcesses.Signal(tool.Id, LinuxProcesses.SIGCONT);
+            }
         }
 
         if (held is null)
         {
-            tool.Kill(entireProcessTree: true);
-            Assert.Fail("no holder of a self-test file was ever seen:\n" + output);
+            Assert.Fail($"no holder was caught holding a self-test file on {xfs.MountPoint} (let pass: {(letPass.Count == 0 ? "none seen" : string.Join("; ", letPass))}):\n{tool.Output}");
         }
 
-        Assert.AreEqual(0, ProcessRunner.Run("kill", "-INT", toolId).ExitCode);
-        Assert.IsTrue(tool.WaitForExit(60_000), "the tool did not stop after Ctrl-C:\n" + output);
-        tool.WaitForExit();
-        StringAssert.Contains(output.ToString(), "doctor --selftest: cancelled", "Ctrl-C came after the self-test ended, so nothing was interrupted:\n" + output);
+        Console.WriteLine($"Ctrl-C while {held}; holders let pass before: {(letPass.Count == 0 ? "none" : string.Join("; ", letPass))}");
+        Assert.IsTrue(tool.WaitForExit(TimeSpan.FromSeconds(60)), "the tool did not stop after Ctrl-C:\n" + tool.Output);
+        StringAssert.Contains(tool.Output, "doctor --selftest: cancelled", $"Ctrl-C while {held} did not cancel the self-test:\n{tool.Output}");
         string[] users = ProcessesUsing(xfs.MountPoint);
         for (int waited = 0; users.Length > 0 && waited < 100; waited++)
         {
@@ -93,36 +120,40 @@ public sealed class SelfTestCommandTests
             users = ProcessesUsing(xfs.MountPoint);
         }
 
-        Assert.AreEqual(0, users.Length, $"after Ctrl-C while \"{held}\", processes still use the volume:\n" + string.Join("\n", users));
+        Assert.AreEqual(0, users.Length, $"after Ctrl-C while {held}, processes still use the volume:\n" + string.Join("\n", users));
         string[] leftovers = Directory.EnumerateFileSystemEntries(xfs.MountPoint, ".cow-selftest-*", SearchOption.AllDirectories).ToArray();
-        Assert.AreEqual(0, leftovers.Length, "Ctrl-C left self-test files behind: " + string.Join(", ", leftovers) + "\n" + output);
+        Assert.AreEqual(0, leftovers.Length, "Ctrl-C left self-test files behind: " + string.Join(", ", leftovers) + "\n" + tool.Output);
         ProcessResult unmount = ProcessRunner.Run("umount", xfs.MountPoint);
         Assert.IsTrue(unmount.Succeeded, "the volume could not be unmounted at once: " + unmount.Output);
     }
 
-    /// <summary>"PID command" of a child of the process that holds a self-test file open for it (Holder.cs), or null.</summary>
-    private static string? HolderAmongChildrenOf(string process)
+    /// <summary>A child of the process that is a holder of a self-test file (Holder.cs: its shell, then the cat it becomes), or 0.</summary>
+    private static int HolderAmongChildrenOf(int process)
+        => LinuxProcesses.ChildrenOf(process).FirstOrDefault(child => LinuxProcesses.CommandLine(child) is string command && (command.Contains("COW_HOLD", StringComparison.Ordinal) || command == "cat"));
+
+    /// <summary>
+    /// With the tool stopped: ("process HOLDER holds FILE", null) when the holder has a self-test file under
+    /// <paramref name="volume"/> open and the tool still has the holder's input open (so nothing ends the holder until
+    /// the tool runs again); (null, why) when the holder is ending or holds a file elsewhere; default while it is still
+    /// on its way to opening the file.
+    /// </summary>
+    private static (string? Held, string? Why) HoldsWhileStopped(int holder, int tool, string volume)
     {
-        try
+        IReadOnlyDictionary<int, string> files = LinuxProcesses.OpenFiles(holder);
+        if (!files.TryGetValue(0, out string? input))
         {
-            foreach (string thread in Directory.EnumerateDirectories(Path.Combine("/proc", process, "task")))
-            {
-                foreach (string child in File.ReadAllText(Path.Combine(thread, "children")).Split(' ', StringSplitOptions.RemoveEmptyEntries))
-                {
-                    string command = File.ReadAllText(Path.Combine("/proc", child, "cmdline")).Replace('\0', ' ').Trim();
-                    if (command.Contains("COW_HOLD", StringComparison.Ordinal) || command == "cat")
-                    {
-                        return $"{child} {command}";
-                    }
-                }
-            }
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            // a thread or child ended while we looked
+            return (null, "ended");
         }
 
-        return null;
+        if (!LinuxProcesses.OpenFiles(tool).Values.Contains(input))
+        {
+            return (null, $"the tool had closed its input ({input}): it was ending");
+        }
+
+        string? file = files.Values.FirstOrDefault(target => target.Contains("/.cow-selftest-", StringComparison.Ordinal));
+        return file is null ? default
+            : file.StartsWith(volume + "/", StringComparison.Ordinal) ? ($"process {holder} ({LinuxProcesses.CommandLine(holder)}) holds {file}", null)
+            : (null, $"it holds {file}, not on {volume}");
     }
 
     /// <summary>"PID command: what" for every process whose working folder or an open file is under <paramref name="folder"/> (by /proc).</summary>
