@@ -122,12 +122,7 @@ public sealed partial class Copy
 
         if (result.Method != CloneMethod.Cloned && result.Reason != FallbackReason.EmptyFile)
         {
-            // The link the project asked for replaces the ladder's copy; a fault of ours is still ours to hear about.
-            if (result.Reason == FallbackReason.EngineFailed && !result.WrittenInPlace)
-            {
-                EngineFaultWarning.Report(Log, result.Detail, sourcePath, destinationPath, linkedInstead: true);
-            }
-
+            ReportIfOurFault(result, sourcePath, destinationPath, linkedInstead: true); // the link asked for replaces the copy
             return false;
         }
 

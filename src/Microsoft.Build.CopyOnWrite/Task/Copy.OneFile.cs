@@ -269,13 +269,7 @@ public sealed partial class Copy
         }
 
         _summary.AddCloneResult(result, sourcePath, destinationPath);
-        // A file the fallback ladder had to write in place (no new file could be put there: a folder that takes none, a
-        // rename refused) is the environment's doing, said below as the stock task's in-place writes are; any other
-        // fault is ours to hear about (COW006).
-        if (result.Reason == FallbackReason.EngineFailed && !result.WrittenInPlace)
-        {
-            EngineFaultWarning.Report(Log, result.Detail, sourcePath, destinationPath);
-        }
+        ReportIfOurFault(result, sourcePath, destinationPath, linkedInstead: false);
 
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
         // A line of its own only for a file that was copied, not cloned: why is worth knowing per file. A cloned file
@@ -307,4 +301,17 @@ public sealed partial class Copy
     private static bool IsReadOnly(string path) => (File.GetAttributes(path) & FileAttributes.ReadOnly) != 0;
 
     private static void ClearReadOnly(string path) => File.SetAttributes(path, File.GetAttributes(path) & ~FileAttributes.ReadOnly);
+
+    /// <summary>
+    /// COW006 for a fault of our engine. A file the fallback ladder had to write in place (no new file could be put there:
+    /// a folder that takes none, a rename refused) is the environment's doing, said as the stock task's in-place writes
+    /// are; any other fault is ours to hear about, also where the link the project asked for then replaced the copy.
+    /// </summary>
+    private void ReportIfOurFault(CloneResult result, string sourcePath, string destinationPath, bool linkedInstead)
+    {
+        if (result.Reason == FallbackReason.EngineFailed && !result.WrittenInPlace)
+        {
+            EngineFaultWarning.Report(Log, result.Detail, sourcePath, destinationPath, linkedInstead);
+        }
+    }
 }

@@ -36,9 +36,10 @@ internal static class EngineFaultWarning
             return;
         }
 
+        string cause = detail ?? "our engine failed";
         string what = linkedInstead
-            ? $"\"{sourcePath}\" was not cloned to \"{destinationPath}\" in place of a link (CopyOnWriteInsteadOfLinks) but linked as the project asks, because {detail ?? "our engine failed"}. "
-            : $"\"{sourcePath}\" was copied to \"{destinationPath}\" the stock task's way because {detail ?? "our engine failed"}. ";
+            ? $"\"{sourcePath}\" was not cloned to \"{destinationPath}\" in place of a link (CopyOnWriteInsteadOfLinks) but linked as the project asks, because {cause}. "
+            : $"\"{sourcePath}\" was copied to \"{destinationPath}\" the stock task's way because {cause}. ";
         string text = "CopyOnWrite: " + what
             + $"The build goes on; files after this one that meet the same fault are said at low importance, and after {FallbackLadder.FaultsBeforeSkipping} "
             + "close together between the same volumes this process stops asking the engine there for a while.";
