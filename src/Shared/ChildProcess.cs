@@ -106,12 +106,15 @@ internal sealed partial class ChildProcess : IDisposable
     /// How the process handles <paramref name="signal"/> now, from the kernel's own record (/proc/PID/status):
     /// "ignored", "caught" or "default". (A mask that blocks it, SigBlk, is per thread; another thread still takes it.)
     /// </summary>
-    public string Disposition(int signal)
+    public string Disposition(int signal) => Disposition(_process.Id, signal);
+
+    /// <summary>As <see cref="Disposition(int)"/>, for any process (one this process did not start, such as a grandchild).</summary>
+    public static string Disposition(int processId, int signal)
     {
-        string[] status = File.ReadAllLines($"/proc/{_process.Id}/status");
+        string[] status = File.ReadAllLines($"/proc/{processId}/status");
         bool Has(string field) => status
             .Where(line => line.StartsWith(field + ":", StringComparison.Ordinal))
-            .Select(line => (ulong.Parse(line[(field.Length + 1)..].Trim(), NumberStyles.HexNumber) >> (signal - 1) & 1) == 1)
+            .Select(line => (ulong.Parse(line[(field.Length + 1)..].Trim(), NumberStyles.HexNumber, CultureInfo.InvariantCulture) >> (signal - 1) & 1) == 1)
             .FirstOrDefault();
         return Has("SigIgn") ? "ignored" : Has("SigCgt") ? "caught" : "default";
     }

@@ -178,8 +178,8 @@ public sealed class DoctorCommandTests
                     probing = ProbeCloneHeld(tool, repository);
                     if (probing is not null)
                     {
-                        Assert.AreEqual("caught", LinuxProcesses.Disposition(tool, LinuxProcesses.SIGINT), "the tool does not catch SIGINT, so no Ctrl-C can reach it: the test's premise fails, not the tool:\n" + strace.Output);
-                        Assert.IsTrue(LinuxProcesses.Signal(tool, LinuxProcesses.SIGINT), "the tool ended before Ctrl-C:\n" + strace.Output);
+                        Assert.AreEqual("caught", ChildProcess.Disposition(tool, ChildProcess.SIGINT), "the tool does not catch SIGINT, so no Ctrl-C can reach it: the test's premise fails, not the tool:\n" + strace.Output);
+                        Assert.IsTrue(LinuxProcesses.Signal(tool, ChildProcess.SIGINT), "the tool ended before Ctrl-C:\n" + strace.Output);
                     }
                 }
                 finally

@@ -14,7 +14,6 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Tests.Infrastructure;
 /// </summary>
 internal static class LinuxProcesses
 {
-    public const int SIGINT = 2;
     public const int SIGCONT = 18;
     public const int SIGSTOP = 19;
 
@@ -96,17 +95,6 @@ internal static class LinuxProcesses
         }
 
         return files;
-    }
-
-    /// <summary>"ignored", "caught" or "default": how <paramref name="process"/> takes <paramref name="signal"/> now (/proc/PID/status).</summary>
-    public static string Disposition(int process, int signal)
-    {
-        string[] status = Read($"/proc/{process}/status").Split('\n');
-        bool Has(string field) => status
-            .Where(line => line.StartsWith(field + ":", StringComparison.Ordinal))
-            .Select(line => (ulong.Parse(line[(field.Length + 1)..].Trim(), NumberStyles.HexNumber, CultureInfo.InvariantCulture) >> (signal - 1) & 1) == 1)
-            .FirstOrDefault();
-        return Has("SigIgn") ? "ignored" : Has("SigCgt") ? "caught" : "default";
     }
 
     /// <summary>The state letter of a /proc stat line: after the command name in parentheses, which may itself hold ") ".</summary>
