@@ -6,7 +6,7 @@ using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Build.CopyOnWrite.Cloning;
-using Microsoft.Build.CopyOnWrite.SelfTest;
+using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.TestKit.Parity;
 
 namespace Microsoft.Build.CopyOnWrite.Windows.Parity;

@@ -4,7 +4,7 @@ using System.IO;
 using System.Linq;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
-using Microsoft.Build.CopyOnWrite.SelfTest;
+using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Cloning.Fakes;
 
 namespace Microsoft.Build.CopyOnWrite.Windows.Parity;

@@ -2,7 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
-using Microsoft.Build.CopyOnWrite.Doctor;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 

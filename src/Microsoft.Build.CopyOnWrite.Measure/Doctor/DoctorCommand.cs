@@ -3,7 +3,6 @@ using System.Collections.Generic;
 using System.CommandLine;
 using System.Linq;
 using System.IO;
-using Microsoft.Build.CopyOnWrite.Doctor;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
@@ -60,7 +59,7 @@ internal static class DoctorCommand
     }
 
     /// <summary>--selftest and an output differed from its source.</summary>
-    public const int SelfTestMismatch = 4;
+    public const int SelfTestMismatch = SelfTest.SelfTestReport.MismatchExitCode;
 
     /// <param name="selfTest">With --selftest: its JSON and markdown files (each may be null); null without it.</param>
     public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error, string[]? copiesFrom = null, (string? Json, string? Markdown)? selfTest = null, System.Threading.CancellationToken cancellation = default)

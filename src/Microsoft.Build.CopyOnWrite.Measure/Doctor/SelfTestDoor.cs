@@ -1,90 +1,67 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
-using System.IO.Compression;
 using System.Linq;
-using System.Reflection;
-using System.Runtime.Loader;
-using Microsoft.Build.CopyOnWrite.Doctor;
+using System.Threading;
+using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// `doctor --selftest`: the self-test of the SDK's own assembly (src/Microsoft.Build.CopyOnWrite/SelfTest), taken from
-/// the SDK package this tool carries (sdk/ beside it) and loaded into this process, so that what runs is the engine and
-/// Copy task a build runs, not a copy compiled into the tool.
+/// `doctor --selftest`: the self-test (../SelfTest) on the folders the check found a build writes to, one per volume,
+/// with the engine and Copy task of the task assembly this tool references, the one its SDK package carries.
 /// </summary>
 internal static class SelfTestDoor
 {
-    private const string TaskAssemblyEntry = "tools/net8.0/Microsoft.Build.CopyOnWrite.dll";
-
-    /// <summary>The folders a build writes to (outputs, package cache; the temp folder is added), one per volume.</summary>
-    public static int Run(DoctorCheck check, string? jsonFile, string? markdownFile, TextWriter output, TextWriter error, System.Threading.CancellationToken cancellation)
+    /// <summary>Prints the report; returns 0, 1 (a check failed or a file could not be written) or <see cref="DoctorCommand.SelfTestMismatch"/>.</summary>
+    public static int Run(DoctorCheck check, string? jsonFile, string? markdownFile, TextWriter output, TextWriter error, CancellationToken cancellation)
     {
-        string[] folders = check.Folders
+        IEnumerable<string> buildFolders = check.Folders
             .Where(found => found.Folder.Role is FolderRole.IntermediateOutput or FolderRole.BuildOutput or FolderRole.PackageCache or FolderRole.NamedFolder)
             .OrderBy(found => found.Folder.Role == FolderRole.IntermediateOutput ? 0 : 1)
-            .Select(found => found.Folder.Path)
-            .ToArray();
-        MethodInfo run;
+            .Select(found => found.Folder.Path);
+        output.WriteLine();
+        output.WriteLine($"Self-test in {string.Join(", ", buildFolders)} and the temp folder (one folder per volume), every output compared with its source:");
+        SelfTestReport report;
         try
         {
-            Assembly sdk = AssemblyLoadContext.Default.LoadFromAssemblyPath(ExtractTaskAssembly());
-            run = sdk.GetType("Microsoft.Build.CopyOnWrite.SelfTest.SelfTestRunner", throwOnError: true)!
-                .GetMethod("RunForTool", BindingFlags.NonPublic | BindingFlags.Static)
-                ?? throw new MissingMethodException("SelfTestRunner.RunForTool");
+            IReadOnlyList<string> folders = SelfTestRunner.OnePerVolume(buildFolders.Append(Path.GetTempPath()));
+            report = new SelfTestRunner(CloneEngines.Current, output.WriteLine).Run(folders, cancellation);
         }
-        catch (Exception e) when (e is MeasureException or IOException or InvalidDataException or TypeLoadException or MissingMethodException or BadImageFormatException)
+        catch (OperationCanceledException)
         {
-            error.WriteLine($"dotnet-cow-measure: doctor --selftest: cannot load the SDK's self-test from this tool's package ({e.Message}); reinstall the tool.");
+            error.WriteLine("dotnet cow-measure doctor --selftest: cancelled; the self-test's files are removed and the processes it started have ended.");
+            return Program.MeasurementFailed;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            error.WriteLine($"dotnet cow-measure doctor --selftest: {e.Message}");
             return Program.BadInput;
         }
 
         output.WriteLine();
-        output.WriteLine($"Self-test in {string.Join(", ", folders)} and the temp folder (one folder per volume), every output compared with its source:");
-        try
+        foreach (string line in report.Lines())
         {
-            return (int)run.Invoke(null, [folders, output, Full(jsonFile), Full(markdownFile), cancellation])!;
-        }
-        catch (TargetInvocationException e) when (e.InnerException is OperationCanceledException)
-        {
-            error.WriteLine("dotnet-cow-measure: doctor --selftest: cancelled; the self-test's files are removed and the processes it started have ended.");
-            return Program.MeasurementFailed;
-        }
-        catch (TargetInvocationException e) when (e.InnerException is IOException or UnauthorizedAccessException)
-        {
-            error.WriteLine($"dotnet-cow-measure: doctor --selftest: {e.InnerException.Message}");
-            return Program.BadInput;
-        }
-    }
-
-    private static string? Full(string? path) => path is null ? null : Path.GetFullPath(path);
-
-    /// <summary>
-    /// The package's IL task assembly, extracted once per package into the temp folder: named by the package's bytes, not
-    /// only its version, so that a package rebuilt with the same version (a local build) is never run from an older copy.
-    /// </summary>
-    private static string ExtractTaskAssembly()
-    {
-        (string folder, string version) = Measurement.FindPackage(packageDir: null);
-        string packagePath = Path.Combine(folder, $"Microsoft.Build.CopyOnWrite.{version}.nupkg");
-        string contentHash;
-        using (FileStream bytes = File.OpenRead(packagePath))
-        {
-            contentHash = Convert.ToHexString(System.Security.Cryptography.SHA256.HashData(bytes))[..12].ToLowerInvariant();
+            output.WriteLine(line);
         }
 
-        string target = Path.Combine(Path.GetTempPath(), $"cow-measure-selftest-{version}-{contentHash}", "Microsoft.Build.CopyOnWrite.dll");
-        if (!File.Exists(target))
+        foreach ((string? file, string text, string option) in new[] { (jsonFile, report.Json(), "--selftest-json"), (markdownFile, report.Markdown(), "--selftest-markdown") })
         {
-            using ZipArchive package = ZipFile.OpenRead(packagePath);
-            ZipArchiveEntry entry = package.GetEntry(TaskAssemblyEntry) ?? throw new InvalidDataException($"the package has no {TaskAssemblyEntry}");
-            Directory.CreateDirectory(Path.GetDirectoryName(target)!);
-            string partial = target + "." + Environment.ProcessId + ".tmp";
-            entry.ExtractToFile(partial, overwrite: true);
-            File.Move(partial, target, overwrite: true);
+            try
+            {
+                if (file is not null)
+                {
+                    File.WriteAllText(Path.GetFullPath(file), text);
+                }
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                error.WriteLine($"dotnet cow-measure doctor {option} {file}: cannot write it ({e.Message}); name a file in a folder you can write to.");
+                return Program.BadInput;
+            }
         }
 
-        return target;
+        return report.ExitCode;
     }
 }

@@ -69,7 +69,7 @@ internal sealed record CopyForecast(
     public static CopyForecast From(BuildCopies build, VolumeCatalog catalog)
     {
         var volumes = new FileVolumes(catalog);
-        var counted = new List<(FileCopy Copy, FileOnDisk Source, FileOnDisk Destination, bool Ours)>();
+        var counted = new List<(FileCopy FileCopy, FileOnDisk Source, FileOnDisk Destination, bool Ours)>();
         int written = 0, linked = 0, notOnDisk = 0, notRegular = 0, empty = 0;
         foreach (CopyTaskRun run in build.CopyTasks)
         {
@@ -107,7 +107,7 @@ internal sealed record CopyForecast(
         // What the build's Copy already cloned: within one volume that clones, by a Copy that clones there (ours, or
         // MSBuild's own where File.Copy / CopyFile clones: the volume component's StockCopyClones). A clone of it by
         // our SDK would save no disk and no time; what it adds there is knowing, reporting and atomic replace.
-        bool AlreadyClone((FileCopy Copy, FileOnDisk Source, FileOnDisk Destination, bool Ours) c)
+        bool AlreadyClone((FileCopy FileCopy, FileOnDisk Source, FileOnDisk Destination, bool Ours) c)
         {
             if (c.Source.Volume != c.Destination.Volume)
             {
@@ -129,16 +129,16 @@ internal sealed record CopyForecast(
                 var small = g.Where(c => c.Destination.Size < NoGainBytes).ToList();
                 return new CopiesBetweenVolumes(
                     volumes.Describe(g.Key.Item1), volumes.Describe(g.Key.Item2), g.Count(), g.Sum(c => c.Destination.Size),
-                    small.Count, small.Sum(c => c.Destination.Size), NameOf(g.Select(c => c.Copy.Source), packageCache, dotnetRoot), g.Count(AlreadyClone));
+                    small.Count, small.Sum(c => c.Destination.Size), NameOf(g.Select(c => c.FileCopy.Source), packageCache, dotnetRoot), g.Count(AlreadyClone));
             })
             .ToList();
 
         // Each destination takes its space once, however often the build wrote it.
         // Files that are clones already take no space of their own, and stay out.
-        long outputBytes = toClone.GroupBy(c => c.Copy.Destination, StringComparer.Ordinal).Sum(g => g.First().Destination.Size);
+        long outputBytes = toClone.GroupBy(c => c.FileCopy.Destination, StringComparer.Ordinal).Sum(g => g.First().Destination.Size);
 
         // The copied bytes this forecast counts (not those already cloned), by destination, for the per-project table.
-        var clonable = toClone.Select(c => c.Copy).ToHashSet();
+        var clonable = toClone.Select(c => c.FileCopy).ToHashSet();
         var projects = build.CopyTasks
             .GroupBy(r => r.Project, StringComparer.Ordinal)
             .Select(g => new ProjectCopies(

@@ -205,7 +205,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         lines.AddRange(VolumePairLines());
         foreach (CrossVolumeGroup group in CrossVolumeGroups())
         {
-            lines.Add(SavingsReport.DescribeCrossVolume(group.Files, group.Bytes, group.SourceRoot, group.DestinationRoot, group.Origin));
+            lines.Add(CopyOnWriteCodes.CrossVolumeText(group.Files, group.Bytes, group.SourceRoot, group.DestinationRoot, group.Origin, inThisBuild: true));
         }
 
         return lines;

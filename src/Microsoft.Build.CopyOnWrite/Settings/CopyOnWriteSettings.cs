@@ -1,7 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.IO;
-using System.Linq;
 using System.Runtime.InteropServices;
 
 using Microsoft.Build.Framework;
@@ -22,14 +20,21 @@ internal enum CopyOnWriteMode
 }
 
 /// <summary>
-/// The project's CopyOnWrite* properties as the Copy task sees them. Set in a project file, they reach the task
-/// through the body of its UsingTask (see <see cref="CopyTaskFactory"/>), written by Sdk.targets as one
-/// "Name=$(Property)" line per setting; set with -p: or in the environment, the task reads them itself
-/// (<see cref="FromBuild"/>), which needs no task factory.
+/// The project's CopyOnWrite properties, and the one place that says what their values mean: the defaults, true/1,
+/// trimming, "Off". Sdk.targets hands the raw values over (to the task through <see cref="CopyTaskFactory"/> when a
+/// project file set them, to <see cref="CheckCopyOnWriteSettings"/> before anything runs); set with -p: or in the
+/// environment, the task reads them itself (<see cref="FromBuild"/>).
 /// </summary>
 internal sealed class CopyOnWriteSettings
 {
-    private static readonly Dictionary<string, string> Empty = new();
+    public const string ModeProperty = "CopyOnWriteMode";
+    public const string WarnProperty = "CopyOnWriteWarnWhenNotCloned";
+    public const string AcceptProperty = "CopyOnWriteAcceptCopiesFrom";
+    public const string LinksProperty = "CopyOnWriteInsteadOfLinks";
+    public const string DisableProperty = "DisableCopyOnWrite";
+
+    /// <summary>The properties the Copy task reads, in the order Sdk.targets writes them into the task factory's body.</summary>
+    public static readonly string[] TaskProperties = [ModeProperty, WarnProperty, AcceptProperty, LinksProperty];
 
     public static readonly CopyOnWriteSettings Default = new(CopyOnWriteMode.Auto, warnWhenNotCloned: false, Array.Empty<string>());
 
@@ -54,84 +59,50 @@ internal sealed class CopyOnWriteSettings
 
     /// <summary>
     /// CopyOnWriteInsteadOfLinks=true: where a Copy asks for a hard or symbolic link and source and destination can
-    /// clone, a clone is made instead. A link into the NuGet package cache turns every later write into the output into
-    /// a write into the cache (dotnet/msbuild#8273); a clone saves the same space and shares nothing that can be written.
+    /// clone, a clone is made instead, and a destination that is a link to its source is replaced by a clone. A link
+    /// into the NuGet package cache turns every later write into the output into a write into the cache
+    /// (dotnet/msbuild#8273); a clone saves the same space and shares nothing that can be written.
     /// </summary>
     public bool InsteadOfLinks { get; }
 
     /// <summary>
-    /// Reads one "Name=value" per line (names case-insensitive, empty values mean the default). Mode,
-    /// WarnWhenNotCloned and InsteadOfLinks may also be separated by ';'; AcceptCopiesFrom, a ';'-separated list, must be on a line of its own.
+    /// The settings from <paramref name="property"/> (a property's raw value, null or empty when unset), with a sentence
+    /// for every value not understood, in the order of <see cref="TaskProperties"/>; a bad value counts as unset.
     /// </summary>
-    /// <param name="problem">Set to a sentence naming the bad property and value when one is not understood (the first, when several are).</param>
-    public static CopyOnWriteSettings Parse(string? text, out string? problem)
-    {
-        CopyOnWriteSettings settings = Parse(text, out IReadOnlyList<string> problems);
-        problem = problems.Count > 0 ? problems[0] : null;
-        return settings;
-    }
-
-    /// <summary>As <see cref="Parse(string?, out string?)"/>, with a sentence for every value not understood, in the order the properties are listed.</summary>
-    public static CopyOnWriteSettings Parse(string? text, out IReadOnlyList<string> problems)
+    public static CopyOnWriteSettings Parse(Func<string, string?> property, out IReadOnlyList<string> problems)
     {
         var found = new List<string>();
         problems = found;
-        var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
-        foreach (string line in (text ?? string.Empty).Split(new[] { '\n', '\r' }, StringSplitOptions.RemoveEmptyEntries))
-        {
-            int equals = line.IndexOf('=');
-            string name = equals > 0 ? line.Substring(0, equals).Trim() : string.Empty;
-            string[] pairs = name.Equals("AcceptCopiesFrom", StringComparison.OrdinalIgnoreCase) ? new[] { line } : line.Split(';');
-            foreach (string pair in pairs)
-            {
-                int at = pair.IndexOf('=');
-                if (at > 0)
-                {
-                    values[pair.Substring(0, at).Trim()] = pair.Substring(at + 1).Trim();
-                }
-            }
-        }
-
         CopyOnWriteMode mode = CopyOnWriteMode.Auto;
-        if (values.TryGetValue("Mode", out string? modeText) && modeText.Length > 0)
+        if (Value(property, ModeProperty) is string modeText && !TryParseMode(modeText, out mode))
         {
-            if (!TryParseMode(modeText, out mode))
-            {
-                found.Add($"CopyOnWriteMode has the value \"{modeText}\"; it must be Auto, Required or Off.");
-                mode = CopyOnWriteMode.Auto;
-            }
+            found.Add($"{ModeProperty} has the value \"{modeText}\"; it must be Auto, Required or Off.");
         }
 
-        bool warn = false;
-        if (values.TryGetValue("WarnWhenNotCloned", out string? warnText) && warnText.Length > 0 && !bool.TryParse(warnText, out warn))
-        {
-            found.Add($"CopyOnWriteWarnWhenNotCloned has the value \"{warnText}\"; it must be true or false.");
-            warn = false;
-        }
-
-        bool insteadOfLinks = false;
-        if (values.TryGetValue("InsteadOfLinks", out string? linksText) && linksText.Length > 0 && !bool.TryParse(linksText, out insteadOfLinks))
-        {
-            found.Add($"CopyOnWriteInsteadOfLinks has the value \"{linksText}\"; it must be true or false.");
-            insteadOfLinks = false;
-        }
-
+        bool warn = Switch(property, WarnProperty, found);
         var folders = new List<string>();
-        if (values.TryGetValue("AcceptCopiesFrom", out string? foldersText))
+        foreach (string folder in List(Value(property, AcceptProperty)))
         {
-            foreach (string folder in foldersText.Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries).Select(folder => folder.Trim()).Where(folder => folder.Length > 0))
+            if (IsFullPath(folder))
             {
-                if (!IsFullPath(folder))
-                {
-                    found.Add($"CopyOnWriteAcceptCopiesFrom lists \"{folder}\", which is not a full path; list full paths, e.g. $(MSBuildThisFileDirectory){folder}.");
-                    continue;
-                }
-
                 folders.Add(folder);
             }
+            else
+            {
+                found.Add($"{AcceptProperty} lists \"{folder}\", which is not a full path; list full paths, e.g. $(MSBuildThisFileDirectory){folder}.");
+            }
         }
 
+        bool insteadOfLinks = Switch(property, LinksProperty, found);
         return mode == CopyOnWriteMode.Auto && !warn && folders.Count == 0 && !insteadOfLinks ? Default : new CopyOnWriteSettings(mode, warn, folders, insteadOfLinks);
+    }
+
+    /// <summary>As <see cref="Parse(Func{string, string?}, out IReadOnlyList{string})"/>, with the first problem only (the task reports one).</summary>
+    public static CopyOnWriteSettings Parse(Func<string, string?> property, out string? problem)
+    {
+        CopyOnWriteSettings settings = Parse(property, out IReadOnlyList<string> problems);
+        problem = problems.Count > 0 ? problems[0] : null;
+        return settings;
     }
 
     /// <summary>
@@ -142,42 +113,67 @@ internal sealed class CopyOnWriteSettings
     public static CopyOnWriteSettings FromBuild(IBuildEngine? engine, Func<string, string?> environment, out string? problem)
     {
         IReadOnlyDictionary<string, string>? globalProperties = (engine as IBuildEngine6)?.GetGlobalProperties();
-        string? Read(string property)
+        string? Read(string name)
         {
             // MSBuild property names are case-insensitive; the dictionary MSBuild hands out may not be.
-            foreach (KeyValuePair<string, string> global in globalProperties ?? Empty)
+            if (globalProperties is not null)
             {
-                if (string.Equals(global.Key, property, StringComparison.OrdinalIgnoreCase))
+                foreach (KeyValuePair<string, string> global in globalProperties)
                 {
-                    return global.Value;
+                    if (string.Equals(global.Key, name, StringComparison.OrdinalIgnoreCase))
+                    {
+                        return global.Value;
+                    }
                 }
             }
 
-            return environment(property);
+            return environment(name);
         }
 
-        string? mode = Read("CopyOnWriteMode");
-        string? warn = Read("CopyOnWriteWarnWhenNotCloned");
-        string? accept = Read("CopyOnWriteAcceptCopiesFrom");
-        string? insteadOfLinks = Read("CopyOnWriteInsteadOfLinks");
-        if (string.IsNullOrEmpty(mode) && string.IsNullOrEmpty(warn) && string.IsNullOrEmpty(accept) && string.IsNullOrEmpty(insteadOfLinks))
+        foreach (string name in TaskProperties)
         {
-            problem = null;
-            return Default; // none set, as in most builds: nothing to parse
+            if (!string.IsNullOrEmpty(Read(name)))
+            {
+                return Parse(Read, out problem);
+            }
         }
 
-        return Parse(AsText(mode, warn, accept, insteadOfLinks), out problem);
+        problem = null;
+        return Default; // none set, as in most builds: nothing to parse
     }
 
-    /// <summary>The four properties' values, as MSBuild evaluated them, in the text <see cref="Parse(string?, out string?)"/> reads.</summary>
-    public static string AsText(string? mode, string? warnWhenNotCloned, string? acceptCopiesFrom, string? insteadOfLinks)
-        => $"Mode={mode}\nWarnWhenNotCloned={warnWhenNotCloned}\nAcceptCopiesFrom={acceptCopiesFrom}\nInsteadOfLinks={insteadOfLinks}";
+    /// <summary>
+    /// The "Name=value" lines Sdk.targets writes into the task factory's body (one per property of
+    /// <see cref="TaskProperties"/>), as a lookup; a value runs to the end of its line.
+    /// </summary>
+    public static Func<string, string?> FromTaskBody(string? body)
+    {
+        var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+        foreach (string line in (body ?? string.Empty).Split(new[] { '\n', '\r' }, StringSplitOptions.RemoveEmptyEntries))
+        {
+            int equals = line.IndexOf('=');
+            if (equals > 0)
+            {
+                values[line.Substring(0, equals).Trim()] = line.Substring(equals + 1);
+            }
+        }
 
-    /// <summary>"/a", "C:\\a" or "\\\\server\\share"; not "a", "C:a" or "\\a", which depend on a current folder or drive.</summary>
-    private static bool IsFullPath(string path)
-        => RuntimeInformation.IsOSPlatform(OSPlatform.Windows)
-            ? (path.Length >= 3 && path[1] == ':' && (path[2] == '\\' || path[2] == '/')) || path.StartsWith(@"\\", StringComparison.Ordinal) || path.StartsWith("//", StringComparison.Ordinal)
-            : path.StartsWith("/", StringComparison.Ordinal);
+        return name => values.TryGetValue(name, out string? value) ? value : null;
+    }
+
+    /// <summary>
+    /// DisableCopyOnWrite, the 1.x package's switch: true or 1 brings back MSBuild's own Copy (as does CopyOnWriteMode=Off);
+    /// false, 0 or nothing keeps ours. Null for any other value, which keeps ours too, as 1.x did, and is warned about.
+    /// Sdk.targets registers the task by the same rule (its _CopyOnWriteOff items); SettingsCheckedFirstTests hold the two together.
+    /// </summary>
+    public static bool? IsDisabled(string? disable)
+        => Trimmed(disable) switch
+        {
+            null => false,
+            string text when text.Equals("true", StringComparison.OrdinalIgnoreCase) || text == "1" => true,
+            string text when text.Equals("false", StringComparison.OrdinalIgnoreCase) || text == "0" => false,
+            _ => null,
+        };
 
     public static bool TryParseMode(string text, out CopyOnWriteMode mode)
     {
@@ -191,6 +187,45 @@ internal sealed class CopyOnWriteSettings
         }
 
         mode = CopyOnWriteMode.Auto;
+        return false;
+    }
+
+    /// <summary>The items of a ';'-separated MSBuild list (a property, an environment variable), trimmed, empty ones left out.</summary>
+    public static IEnumerable<string> List(string? list)
+    {
+        foreach (string item in (list ?? string.Empty).Split(';'))
+        {
+            if (item.Trim() is { Length: > 0 } trimmed)
+            {
+                yield return trimmed;
+            }
+        }
+    }
+
+    /// <summary>"/a", "C:\\a" or "\\\\server\\share"; not "a", "C:a" or "\\a", which depend on a current folder or drive.</summary>
+    public static bool IsFullPath(string path)
+        => RuntimeInformation.IsOSPlatform(OSPlatform.Windows)
+            ? (path.Length >= 3 && path[1] == ':' && (path[2] == '\\' || path[2] == '/')) || path.StartsWith(@"\\", StringComparison.Ordinal) || path.StartsWith("//", StringComparison.Ordinal)
+            : path.StartsWith("/", StringComparison.Ordinal);
+
+    private static string? Trimmed(string? value) => string.IsNullOrWhiteSpace(value) ? null : value!.Trim();
+
+    private static string? Value(Func<string, string?> property, string name) => Trimmed(property(name));
+
+    private static bool Switch(Func<string, string?> property, string name, List<string> problems)
+    {
+        string? text = Value(property, name);
+        if (text is null)
+        {
+            return false;
+        }
+
+        if (bool.TryParse(text, out bool on))
+        {
+            return on;
+        }
+
+        problems.Add($"{name} has the value \"{text}\"; it must be true or false.");
         return false;
     }
 }

@@ -276,7 +276,7 @@ internal sealed class CopySummary
         FallbackReason.NotARegularFile => files == 1 ? "the source is not a regular file" : "the sources are not regular files",
         FallbackReason.PlatformCannotClone => $"this platform has no clone support ({detail ?? "unknown"})",
         FallbackReason.EngineFailed => detail is null
-            ? $"our engine failed for {(files == 1 ? "it" : "them")} and the stock task's way copied {(files == 1 ? "it" : "them")} (warning {EngineFaultWarning.Code})"
+            ? $"our engine failed for {(files == 1 ? "it" : "them")} and the stock task's way copied {(files == 1 ? "it" : "them")} (warning {CopyOnWriteCodes.EngineFault})"
             : $"{detail}, and the stock task's way copied it",
         _ => "no reason recorded",
     };

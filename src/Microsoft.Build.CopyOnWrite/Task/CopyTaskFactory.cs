@@ -11,29 +11,19 @@ namespace Microsoft.Build.CopyOnWrite;
 /// Makes our <see cref="Copy"/> task with the project's CopyOnWrite settings.
 /// </summary>
 /// <remarks>
-/// Why a task factory. A task cannot read project properties, and the common targets' &lt;Copy&gt; call sites
-/// cannot be taught a new parameter. The alternatives fall short: IBuildEngine6.GetGlobalProperties sees only
-/// global properties (-p:), not a property set in a project or Directory.Build.props; item metadata would
-/// reach only the item types we list, and would flow into every destination item; a settings target run
-/// before the copies would need InitialTargets in every project and a per-project side channel.
-/// The body of a UsingTask, in contrast, is expanded with the project's properties (the Task element's
-/// Evaluate attribute defaults to true) after the whole project has been evaluated, exactly like the
-/// UsingTask's Condition that DisableCopyOnWrite already relies on. So Sdk.targets writes a &lt;Task&gt; body of
-/// "Mode=$(CopyOnWriteMode)" and one such line per setting, and every &lt;Copy&gt; in that project, whoever wrote
-/// it, gets the project's value, wherever it was set.
-/// Sdk.targets registers the task through this factory only when a project file set a value, so the default
-/// build, and settings given with -p: or in the environment (which the task reads itself, see
-/// <see cref="CopyOnWriteSettings.FromBuild"/>), keep MSBuild's ordinary assembly task factory. That matters in a
-/// multi-threaded build (-mt): MSBuild 18 refuses custom task factories there, so this factory then reports COW004
-/// with the command-line form of the settings instead.
-/// MSBuild sets the parameters by reflection on <see cref="TaskType"/> (the task does not implement
-/// IGeneratedTask), the same way it does for tasks it loads from an assembly directly.
+/// Why a task factory: a task cannot read project properties, and the common targets' &lt;Copy&gt; call sites cannot be
+/// taught a new parameter. IBuildEngine6.GetGlobalProperties sees only -p:, not a property set in a project file; item
+/// metadata would reach only the item types we list and flow into every destination item. The body of a UsingTask, in
+/// contrast, is expanded with the project's final properties (as its Condition is), so Sdk.targets writes one
+/// "CopyOnWriteMode=$(CopyOnWriteMode)" line per setting, and every &lt;Copy&gt; in that project gets the project's value.
+/// Sdk.targets registers the task through this factory only when a project file set a value, so the default build, and
+/// settings given with -p: or in the environment (which the task reads itself, <see cref="CopyOnWriteSettings.FromBuild"/>),
+/// keep MSBuild's ordinary assembly task factory: MSBuild 18 refuses custom task factories in a multi-threaded build
+/// (-mt), and this factory then reports COW004 with the command-line form of the settings instead.
+/// MSBuild sets the parameters by reflection on <see cref="TaskType"/>, as for tasks it loads from an assembly.
 /// </remarks>
 public sealed class CopyTaskFactory : ITaskFactory
 {
-    /// <summary>Error: a CopyOnWrite property is set in a project file of a multi-threaded build (-mt), which cannot pass it on.</summary>
-    internal const string MultiThreadedProjectSettingCode = "COW004";
-
     private CopyOnWriteSettings _settings = CopyOnWriteSettings.Default;
     private string? _problem;
 
@@ -43,7 +33,8 @@ public sealed class CopyTaskFactory : ITaskFactory
 
     public bool Initialize(string taskName, IDictionary<string, TaskPropertyInfo> parameterGroup, string taskBody, IBuildEngine taskFactoryLoggingHost)
     {
-        _settings = CopyOnWriteSettings.Parse(taskBody, out _problem);
+        Func<string, string?> projectValues = CopyOnWriteSettings.FromTaskBody(taskBody);
+        _settings = CopyOnWriteSettings.Parse(projectValues, out _problem);
         if (IsMultiThreadedBuild(taskFactoryLoggingHost))
         {
             // MSBuild refuses every custom task factory under -mt with an error that names neither the setting nor
@@ -51,13 +42,13 @@ public sealed class CopyTaskFactory : ITaskFactory
             // not follow (the project's Copy falls back to the stock task, and the build fails on this error).
             taskFactoryLoggingHost.LogErrorEvent(new BuildErrorEventArgs(
                 subcategory: null,
-                code: MultiThreadedProjectSettingCode,
+                code: CopyOnWriteCodes.MultiThreadedProjectSetting,
                 file: taskFactoryLoggingHost.ProjectFileOfTaskNode,
                 lineNumber: taskFactoryLoggingHost.LineNumberOfTaskNode,
                 columnNumber: taskFactoryLoggingHost.ColumnNumberOfTaskNode,
                 endLineNumber: 0,
                 endColumnNumber: 0,
-                message: DescribeProjectSettingsUnderMultiThreadedBuild(_settings),
+                message: CopyOnWriteCodes.MultiThreadedProjectSettingText(CopyOnWriteSettings.TaskProperties.Where(name => !string.IsNullOrWhiteSpace(projectValues(name))).Select(name => $"{name}={projectValues(name)!.Trim()}").ToList()),
                 helpKeyword: null,
                 senderName: FactoryName));
             return false;
@@ -75,39 +66,6 @@ public sealed class CopyTaskFactory : ITaskFactory
     {
         Type? provider = engine.GetType().GetInterfaces().FirstOrDefault(contract => contract.FullName == "Microsoft.Build.Framework.ITaskFactoryBuildParameterProvider");
         return provider?.GetProperty("IsMultiThreadedBuild")?.GetValue(engine) is true;
-    }
-
-    /// <summary>
-    /// E.g. "CopyOnWrite: CopyOnWriteMode=Required is set in a project file, which a multi-threaded build (-mt) cannot
-    /// pass to the Copy task. Give it on the command line instead (-p:CopyOnWriteMode=Required) or as an environment
-    /// variable, or build without -mt."
-    /// </summary>
-    internal static string DescribeProjectSettingsUnderMultiThreadedBuild(CopyOnWriteSettings settings)
-    {
-        var set = new List<string>();
-        if (settings.Mode != CopyOnWriteMode.Auto || (!settings.WarnWhenNotCloned && settings.AcceptCopiesFrom.Count == 0 && !settings.InsteadOfLinks))
-        {
-            set.Add($"CopyOnWriteMode={settings.Mode}");
-        }
-
-        if (settings.WarnWhenNotCloned)
-        {
-            set.Add("CopyOnWriteWarnWhenNotCloned=true");
-        }
-
-        if (settings.AcceptCopiesFrom.Count > 0)
-        {
-            set.Add($"CopyOnWriteAcceptCopiesFrom={string.Join(";", settings.AcceptCopiesFrom)}");
-        }
-
-        if (settings.InsteadOfLinks)
-        {
-            set.Add("CopyOnWriteInsteadOfLinks=true");
-        }
-
-        bool one = set.Count == 1;
-        return $"CopyOnWrite: {string.Join(" and ", set)} {(one ? "is" : "are")} set in a project file, which a multi-threaded build (-mt) cannot pass to the Copy task. "
-            + $"Give {(one ? "it" : "them")} on the command line instead ({string.Join(" ", set.Select(setting => $"\"-p:{setting}\""))}) or as {(one ? "an environment variable" : "environment variables")}, or build without -mt.";
     }
 
     public TaskPropertyInfo[] GetTaskParameters()

@@ -15,12 +15,6 @@ namespace Microsoft.Build.CopyOnWrite;
 /// </summary>
 internal static class EngineFaultWarning
 {
-    /// <summary>
-    /// Warning, once per process (later ones are low-importance messages): our engine failed for a file with an error
-    /// nobody foresaw, and the fallback ladder copied it the stock task's way; or the engine could not be made at all.
-    /// </summary>
-    public const string Code = "COW006";
-
     private static int s_warned;
 
     /// <summary>
@@ -36,19 +30,10 @@ internal static class EngineFaultWarning
             return;
         }
 
-        string cause = detail ?? "our engine failed";
-        string what = linkedInstead
-            ? $"\"{sourcePath}\" was not cloned to \"{destinationPath}\" in place of a link (CopyOnWriteInsteadOfLinks) but linked as the project asks, because {cause}. "
-            : $"\"{sourcePath}\" was copied to \"{destinationPath}\" the stock task's way because {cause}. ";
-        string text = "CopyOnWrite: " + what
-            + $"The build goes on; files after this one that meet the same fault are said at low importance, and after {FallbackLadder.FaultsBeforeSkipping} "
-            + "close together between the same volumes this process stops asking the engine there for a while.";
+        string text = CopyOnWriteCodes.EngineFaultText(detail, sourcePath, destinationPath, linkedInstead);
         if (first)
         {
-            string fileSystem = DescribeFileSystemOf(destinationPath);
-            CodedLog.Warning(log, Code, "{0}", $"{text} This is a fault of Microsoft.Build.CopyOnWrite on {RuntimeInformation.OSDescription}, {fileSystem}: "
-                + "please report it to the package's maintainers (its project site on nuget.org) with this line and the output of `dotnet msbuild -t:CopyOnWriteDoctor`. "
-                + "To build without the SDK meanwhile: -p:DisableCopyOnWrite=true.");
+            CodedLog.Warning(log, CopyOnWriteCodes.EngineFault, "{0}", CopyOnWriteCodes.EngineFaultReportText(text, RuntimeInformation.OSDescription, DescribeFileSystemOf(destinationPath)));
         }
         else
         {
@@ -61,9 +46,7 @@ internal static class EngineFaultWarning
     {
         if (Interlocked.Exchange(ref s_warned, 1) == 0)
         {
-            CodedLog.Warning(log, Code, "{0}", $"CopyOnWrite: {fault}, so this build copies every file the stock task's way and clones none. "
-                + "This is a fault of Microsoft.Build.CopyOnWrite: please report it to the package's maintainers (its project site on nuget.org) with this line. "
-                + "To build without the SDK meanwhile: -p:DisableCopyOnWrite=true.");
+            CodedLog.Warning(log, CopyOnWriteCodes.EngineFault, "{0}", CopyOnWriteCodes.EngineSelectionFaultText(fault));
         }
     }
 

@@ -10,9 +10,9 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Doctor;
 
 /// <summary>
 /// The doctor's verdict equals the build's, layout by layout, on real loop-mounted volumes: for each layout a small
-/// application that imports the packed SDK is restored and checked by `dotnet msbuild -restore -t:CopyOnWriteDoctor
-/// -p:CopyOnWriteDoctorRequireClone=true` (COW005 when it says "does not clone"), then built for real with
-/// `-p:CopyOnWriteMode=Required` (COW001 when a file was copied that could have been cloned). The two must agree.
+/// application that imports the packed SDK is restored and checked by `dotnet cow-measure doctor --require-clone`
+/// (exit code 3 when it says "does not clone"), then built for real with `-p:CopyOnWriteMode=Required` (COW001 when a
+/// file was copied that could have been cloned). The two must agree.
 /// </summary>
 [TestClass]
 public sealed class DoctorAgreesWithTheBuildTests
@@ -117,7 +117,7 @@ public sealed class DoctorAgreesWithTheBuildTests
     /// <summary>
     /// A project whose own target copies a file from the temp folder (TMPDIR on ext4): the build fails Required. The
     /// doctor cannot see a target's sources; it says what it assumed, and with the temp folder named to it as a folder
-    /// the build copies from (CopyOnWriteDoctorCopiesFrom) it says what the build does.
+    /// the build copies from (--copies-from) it says what the build does.
     /// </summary>
     [TestMethod]
     public void The_temp_folder_on_ext4_for_a_project_that_copies_from_it_both_say_it_does_not_clone_once_the_doctor_is_told()
@@ -136,12 +136,12 @@ public sealed class DoctorAgreesWithTheBuildTests
         Assert.IsFalse(untold.BuildPasses, "the build copies from the temp folder on ext4:\n" + untold.Build.Output);
         Assert.IsTrue(untold.Assumptions.Any(a => a.Contains("temp folder", StringComparison.Ordinal)), "the doctor says what it assumed:\n" + string.Join("\n", untold.Assumptions));
 
-        BuildVerdicts told = layout.Judge($"-p:CopyOnWriteDoctorCopiesFrom={temp}");
+        BuildVerdicts told = layout.Judge("--copies-from", temp);
         told.AssertBoth(clones: false);
 
         // Listed in CopyOnWriteAcceptCopiesFrom (here from the environment, as CI would set it), both accept the copy.
         layout.Environment["CopyOnWriteAcceptCopiesFrom"] = temp;
-        BuildVerdicts accepted = layout.Judge($"-p:CopyOnWriteDoctorCopiesFrom={temp}");
+        BuildVerdicts accepted = layout.Judge("--copies-from", temp);
         accepted.AssertBoth(clones: true);
     }
 
@@ -182,13 +182,12 @@ internal sealed record BuildVerdicts(ProcessResult Doctor, ProcessResult Build, 
     {
         string both = $"--- doctor ---\n{Doctor.Output}\n--- Required build ---\n{Build.Output}";
         Assert.AreEqual(clones, BuildPasses, $"the Required build {(BuildPasses ? "passed" : "failed")}:\n{both}");
-        Assert.AreEqual(clones, DoctorPasses, $"the doctor with CopyOnWriteDoctorRequireClone {(DoctorPasses ? "passed" : "failed")}:\n{both}");
+        Assert.AreEqual(clones ? 0 : Measure.Doctor.DoctorCommand.CannotClone, Doctor.ExitCode, $"the doctor with --require-clone {(DoctorPasses ? "passed" : "failed")}:\n{both}");
         Assert.AreEqual(clones, Json.RootElement.GetProperty("repositoryClones").GetBoolean(), both);
         Assert.AreEqual(clones, Json.RootElement.GetProperty("verdict").GetProperty("clones").GetBoolean(), both);
         if (!clones)
         {
             StringAssert.Contains(Build.Output, "error COW001", both);
-            StringAssert.Contains(Doctor.Output, "error COW005", both);
         }
     }
 
@@ -245,8 +244,9 @@ internal sealed class BuildLayout
     public BuildVerdicts Judge(params string[] doctorArguments)
     {
         WriteNuGetConfig(_dependencyFeed);
+        Dotnet("restore", "App.csproj", "-nologo").AssertSucceeded("restore before the doctor");
         string json = Path.Combine(Root, $"doctor-{Guid.NewGuid():N}.json");
-        ProcessResult doctor = Dotnet(["msbuild", "App.csproj", "-restore", "-t:CopyOnWriteDoctor", "-p:CopyOnWriteDoctorRequireClone=true", $"-p:CopyOnWriteDoctorJson={json}", "-nologo", "-nr:false", .. doctorArguments]);
+        ProcessResult doctor = Dotnet([RepositoryLayout.Tool, "doctor", "App.csproj", "--require-clone", "--json", json, .. doctorArguments]);
         Assert.IsTrue(File.Exists(json), "the doctor wrote no JSON:\n" + doctor.Output);
         ProcessResult build = Dotnet("build", "App.csproj", "--no-restore", "-p:CopyOnWriteMode=Required", "-nologo", "-nr:false");
         return new BuildVerdicts(doctor, build, JsonDocument.Parse(File.ReadAllText(json)));

@@ -37,5 +37,9 @@ public static class RepositoryLayout
     public static string Benchmarks => Path.Combine(
         Root, "tests", "Microsoft.Build.CopyOnWrite.Benchmarks", "bin", Configuration, "net10.0", "Microsoft.Build.CopyOnWrite.Benchmarks.dll");
 
+    /// <summary>The tool (src/Microsoft.Build.CopyOnWrite.Measure) as built in this test assembly's configuration, to run with `dotnet`.</summary>
+    public static string Tool => Path.Combine(
+        Root, "src", "Microsoft.Build.CopyOnWrite.Measure", "bin", Configuration, "net10.0", "Microsoft.Build.CopyOnWrite.Measure.dll");
+
     private static string Configuration => typeof(RepositoryLayout).Assembly.GetCustomAttribute<AssemblyConfigurationAttribute>()!.Configuration;
 }

@@ -60,6 +60,20 @@ internal static class SourceFolders
             .ToDictionary(group => group.Key, group => ReadCode(group));
     }
 
+    /// <summary>
+    /// The code of the projects under src/ that a project references (the tool references the task assembly), by
+    /// folder, named as in their own project (Volumes, Cloning), build output left out.
+    /// </summary>
+    public static Dictionary<string, string[]> Referenced(string projectFile)
+    {
+        string projectFolder = Path.GetDirectoryName(projectFile)!;
+        return XDocument.Load(projectFile).Descendants("ProjectReference")
+            .Where(reference => (string?)reference.Attribute("ReferenceOutputAssembly") != "false")
+            .Select(reference => Path.GetDirectoryName(Path.GetFullPath(Path.Combine(projectFolder, (string)reference.Attribute("Include")!)))!)
+            .SelectMany(root => Code(root, folder => Path.GetRelativePath(root, folder).Replace('\\', '/').Split('/')[0] is "bin" or "obj"))
+            .ToDictionary(entry => entry.Key, entry => entry.Value);
+    }
+
     /// <summary>Every top-level type name declared in exactly one folder, with that folder.</summary>
     public static Dictionary<string, string> TopLevelTypes(params Dictionary<string, string[]>[] codeByFolder) =>
         codeByFolder

@@ -42,7 +42,7 @@ public sealed class CrossVolumeDiagnosisTests
         var diagnoses = SavingsProjects.LinesContaining(output, "CopyOnWrite: 1 file");
         Assert.AreEqual(1, diagnoses.Count, output);
         StringAssert.StartsWith(diagnoses[0], $"CopyOnWrite: 1 file (293 KiB) in this Copy was copied, not cloned, because it comes from {content} on another volume than ");
-        StringAssert.EndsWith(diagnoses[0], "to clone it, or list it in CopyOnWriteAcceptCopiesFrom if it cannot move." + Microsoft.Build.CopyOnWrite.SavingsReport.DoctorHint);
+        StringAssert.EndsWith(diagnoses[0], "to clone it, or list it in CopyOnWriteAcceptCopiesFrom if it cannot move." + Microsoft.Build.CopyOnWrite.CopyOnWriteCodes.DoctorHint);
         Assert.IsTrue(SavingsProjects.LinesContaining(output, "copied 1 file (293 KiB) because source and destination are on different volumes").Count >= 1, output);
     }
 
@@ -64,7 +64,7 @@ public sealed class CrossVolumeDiagnosisTests
         string[] pairLines = lines.Skip(heading + 1).Take(2).ToArray(); // most bytes first: here the copies
         Assert.AreEqual($"  {ext4.MountPoint} (ext4) -> {xfs.MountPoint} (xfs): copied 4 files (976.6 KiB), another volume", pairLines[0], output);
         StringAssert.Matches(pairLines[1], new System.Text.RegularExpressions.Regex($@"^  {xfs.MountPoint} \(xfs\) -> {xfs.MountPoint} \(xfs\): cloned [0-9]+ files \("));
-        Assert.IsTrue(lines.Any(line => line.Contains("were copied, not cloned") && line.EndsWith(Microsoft.Build.CopyOnWrite.SavingsReport.DoctorHint, System.StringComparison.Ordinal)), output);
+        Assert.IsTrue(lines.Any(line => line.Contains("were copied, not cloned") && line.EndsWith(Microsoft.Build.CopyOnWrite.CopyOnWriteCodes.DoctorHint, System.StringComparison.Ordinal)), output);
         using var summary = System.Text.Json.JsonDocument.Parse(System.IO.File.ReadAllText(json));
         var pairs = summary.RootElement.GetProperty("volumePairs").EnumerateArray().ToArray();
         Assert.AreEqual(2, pairs.Length, output);

@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -32,11 +33,13 @@ public sealed class DisableCopyOnWriteTests
     [DataRow(PackageRoute.PackageReference, SettingRoute.CommandLine, "true")]
     [DataRow(PackageRoute.PackageReference, SettingRoute.EnvironmentVariable, "1")]
     [DataRow(PackageRoute.GlobalPackageReference, SettingRoute.DirectoryBuildProps, "1")]
+    [DataRow(PackageRoute.SdkElement, SettingRoute.DirectoryBuildProps, " true ")]
     public void DisableCopyOnWrite_true_or_1_brings_back_MSBuilds_own_Copy(PackageRoute package, SettingRoute setting, string value)
     {
         (ConsumerRepository repository, ProcessResult build) = BuildWith(package, setting, value);
 
         repository.AssertStockCopyRan(build);
+        Assert.AreEqual(true, CopyOnWriteSettings.IsDisabled(value), "Sdk.targets registered no task of ours where the settings' parser says it is on");
     }
 
     [TestMethod]
@@ -48,6 +51,21 @@ public sealed class DisableCopyOnWriteTests
         (ConsumerRepository repository, ProcessResult build) = BuildWith(package, setting, value);
 
         repository.AssertOurCopyRan(build);
+        Assert.AreEqual(false, CopyOnWriteSettings.IsDisabled(value), "Sdk.targets registered our task where the settings' parser says it is off");
+        Assert.IsFalse(build.Output.Contains("COW010", System.StringComparison.Ordinal), build.Output);
+    }
+
+    /// <summary>Neither on nor off: ours stays, as the 1.x package kept it, and the build says so once, naming the values that mean something.</summary>
+    [TestMethod]
+    public void DisableCopyOnWrite_with_another_value_keeps_our_Copy_and_warns_once_naming_the_values()
+    {
+        (ConsumerRepository repository, ProcessResult build) = BuildWith(PackageRoute.SdkElement, SettingRoute.DirectoryBuildProps, "banana");
+
+        repository.AssertOurCopyRan(build);
+        Assert.IsNull(CopyOnWriteSettings.IsDisabled("banana"));
+        IReadOnlyList<string> warnings = Savings.SavingsProjects.DistinctLinesContaining(build.Output, "warning COW010");
+        Assert.AreEqual(1, warnings.Count, build.Output);
+        StringAssert.Contains(warnings[0], "DisableCopyOnWrite has the value \"banana\", which is neither true or 1 (MSBuild's own Copy task) nor false, 0 or empty (ours)");
     }
 
     private static (ConsumerRepository, ProcessResult) BuildWith(PackageRoute package, SettingRoute setting, string value)

@@ -11,7 +11,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 /// <summary>
 /// Whatever a repository says about warnings as errors (its project files, Directory.Build.props and .targets, the
 /// command line, the environment), a real build with our SDK ends as the same build without it: the same warnings
-/// kept, the same turned into errors, the same exit code. Only COW006 and COW007 differ, by design: never errors.
+/// kept, the same turned into errors, the same exit code. Only COW006 differs, by design: never an error.
 /// Each project of the repository warns XX1001, XX1002, XX1003 and COW006 (as our engine-fault warning would); two
 /// also restore a package version the source does not have, so NuGet warns NU1603 (the warning a public repository's
 /// kept list held and that importing the SDK turned into 56 errors).

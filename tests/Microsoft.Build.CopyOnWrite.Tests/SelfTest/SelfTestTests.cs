@@ -4,14 +4,14 @@ using System.Linq;
 using System.Text.Json;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
-using Microsoft.Build.CopyOnWrite.SelfTest;
+using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.SelfTest;
 
 /// <summary>
-/// The self-test every user can run (`doctor --selftest`, `-p:CopyOnWriteDoctorSelfTest=true`), run here on real XFS,
+/// The self-test every user can run (`dotnet cow-measure doctor --selftest`), run here on real XFS,
 /// btrfs and ext4 volumes with this process's real engine, and shown to fail, with its own exit code, when one output
 /// differs from its source (an engine that corrupts one byte of one file).
 /// </summary>
@@ -55,7 +55,7 @@ public sealed class SelfTestTests
         SelfTestReport report = new SelfTestRunner(corrupting, _ => { }).Run([folder], CancellationToken.None);
 
         Assert.IsTrue(report.AnyMismatch);
-        Assert.AreEqual(SelfTestRunner.MismatchExitCode, report.ExitCode);
+        Assert.AreEqual(SelfTestReport.MismatchExitCode, report.ExitCode);
         string mismatch = report.Lines().Single(line => line.Contains("MISMATCH", StringComparison.Ordinal));
         StringAssert.Contains(mismatch, corrupting.Corrupted!);
         StringAssert.Contains(mismatch, "differs from its source at byte 0");

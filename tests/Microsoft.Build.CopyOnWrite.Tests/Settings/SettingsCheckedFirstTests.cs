@@ -33,6 +33,31 @@ public sealed class SettingsCheckedFirstTests
         Assert.IsFalse(Directory.Exists(Path.Combine(projects.Root, "Lib", "bin")) || Directory.Exists(Path.Combine(projects.Root, "App", "bin")), "a project wrote its output before the check:\n" + build.Output);
     }
 
+    /// <summary>
+    /// Our targets run nothing of ours where nothing is asked of them: in a project that sets no CopyOnWrite property,
+    /// restore and a target without a Copy load no task from our assembly (MSBuild names every task assembly it uses at
+    /// -v:d); a bad value there is still COW003 before restore writes anything.
+    /// </summary>
+    [TestMethod]
+    public void A_project_that_sets_nothing_runs_no_task_of_ours_until_its_first_Copy_and_a_bad_value_still_stops_restore()
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("sets-nothing"), PackageRoute.SdkElement);
+        repository.Write("Directory.Build.targets", """<Project><Target Name="NoCopyHere"><Message Text="no copy here" /></Target></Project>""");
+
+        ProcessResult bogus = repository.Dotnet(null, "msbuild", "Lib.csproj", "-restore", "-t:NoCopyHere", "-v:d", "-nologo", "-nr:false", "-p:CopyOnWriteMode=Bogus");
+        Assert.IsFalse(bogus.Succeeded, bogus.Output);
+        StringAssert.Contains(bogus.Output, "error COW003");
+        Assert.IsFalse(File.Exists(Path.Combine(repository.Root, "obj", "project.assets.json")), "restore wrote before the check:\n" + bogus.Output);
+
+        ProcessResult quiet = repository.Dotnet(null, "msbuild", "Lib.csproj", "-restore", "-t:NoCopyHere", "-v:d", "-nologo", "-nr:false");
+
+        Assert.IsTrue(quiet.Succeeded, quiet.Output);
+        string[] ours = quiet.Output.Split('\n').Where(line => line.Contains("task from assembly", System.StringComparison.Ordinal) && line.Contains("microsoft.build.copyonwrite", System.StringComparison.OrdinalIgnoreCase)).ToArray();
+        Assert.AreEqual(0, ours.Length, "a task of ours ran:\n" + string.Join("\n", ours));
+        Assert.IsTrue(File.Exists(Path.Combine(repository.Root, "obj", "project.assets.json")), "restore ran:\n" + quiet.Output);
+        StringAssert.Contains(quiet.Output, "no copy here");
+    }
+
     [TestMethod]
     public void Every_bad_setting_is_its_own_COW003_so_one_build_shows_all_there_is_to_fix()
     {

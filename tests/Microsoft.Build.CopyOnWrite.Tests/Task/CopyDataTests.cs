@@ -90,8 +90,8 @@ public sealed class CopyDataTests
     [TestMethod]
     public void The_cross_volume_diagnosis_advises_moving_the_package_cache_when_that_is_where_files_come_from()
     {
-        string fromCache = SavingsReport.DescribeCrossVolume(312, 1_288_490_189, "/root/.nuget/packages", "/src/app", SourceOrigin.PackageCache);
+        string fromCache = CopyOnWriteCodes.CrossVolumeText(312, 1_288_490_189, "/root/.nuget/packages", "/src/app", SourceOrigin.PackageCache);
 
-        Assert.AreEqual("CopyOnWrite: 312 files (1.2 GiB) in this Copy were copied, not cloned, because they come from /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES) to clone them." + SavingsReport.DoctorHint, fromCache);
+        Assert.AreEqual("CopyOnWrite: 312 files (1.2 GiB) in this Copy were copied, not cloned, because they come from /root/.nuget/packages on another volume than /src/app; put the package cache on the same volume (set NUGET_PACKAGES to a folder there, then run `dotnet restore`) to clone them." + CopyOnWriteCodes.DoctorHint, fromCache);
     }
 }

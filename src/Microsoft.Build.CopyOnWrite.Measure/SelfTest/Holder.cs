@@ -4,7 +4,7 @@ using System.Diagnostics;
 using System.IO;
 using System.Runtime.InteropServices;
 
-namespace Microsoft.Build.CopyOnWrite.SelfTest;
+namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 /// <summary>How another process holds a destination open: what it asked for, and on Windows which sharing it allows.</summary>
 internal sealed record HoldMode(string Name, string Access, string Share);

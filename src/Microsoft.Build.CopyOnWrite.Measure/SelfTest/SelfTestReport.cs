@@ -5,7 +5,7 @@ using System.Linq;
 using System.Text;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
-namespace Microsoft.Build.CopyOnWrite.SelfTest;
+namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 /// <summary>What the self-test found, per volume, with the machine's facts: as text, JSON, and a markdown block to paste into an issue.</summary>
 internal sealed class SelfTestReport
@@ -21,7 +21,10 @@ internal sealed class SelfTestReport
     /// <summary>An output differed from its source somewhere: the worst outcome, with an exit code of its own.</summary>
     public bool AnyMismatch => Volumes.Any(volume => volume.Checks.Any(check => check.Mismatch));
 
-    public int ExitCode => AnyMismatch ? SelfTestRunner.MismatchExitCode : Passed ? 0 : 1;
+    /// <summary>The exit code of `doctor --selftest` when an output differed from its source.</summary>
+    public const int MismatchExitCode = 4;
+
+    public int ExitCode => AnyMismatch ? MismatchExitCode : Passed ? 0 : 1;
 
     public IEnumerable<string> Lines()
     {
@@ -43,7 +46,7 @@ internal sealed class SelfTestReport
 
         yield return string.Empty;
         yield return AnyMismatch
-            ? $"Result: an output differed from its source (exit code {SelfTestRunner.MismatchExitCode}). Please report it with the markdown block (--markdown), and build with -p:DisableCopyOnWrite=true meanwhile."
+            ? $"Result: an output differed from its source (exit code {MismatchExitCode}). Please report it with the markdown block (--selftest-markdown), and build with -p:DisableCopyOnWrite=true meanwhile."
             : Passed ? "Result: every check passed." : "Result: a check failed (see FAILED above); no output differed from its source.";
     }
 

@@ -1,6 +1,6 @@
 using Microsoft.Build.Framework;
 
-namespace Microsoft.Build.CopyOnWrite.Settings;
+namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
 /// Whether something is said for the first time in this build on this MSBuild node: a key registered with the

@@ -9,20 +9,17 @@ using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Utilities;
 
-namespace Microsoft.Build.CopyOnWrite.SelfTest;
+namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 /// <summary>
 /// Proves on the user's own volumes what our tests prove on ours: the real engine (in its fallback ladder) and the
 /// real Copy task, in this process, on files written moments before (the zero-fill hazard: a clone of data still in
 /// the cache), settled files from empty to 64 MiB, a destination another process holds open, four writers onto one
 /// destination while a reader reads, and the time per file against File.Copy. Every output is compared byte by byte
-/// with its source. Behind `dotnet cow-measure doctor --selftest` and `-t:CopyOnWriteDoctor -p:CopyOnWriteDoctorSelfTest=true`.
+/// with its source. Behind `dotnet cow-measure doctor --selftest`.
 /// </summary>
 internal sealed class SelfTestRunner
 {
-    /// <summary>The exit code of `doctor --selftest` when an output differs from its source.</summary>
-    public const int MismatchExitCode = 4;
-
     private static readonly long[] SettledSizes = [0, 1, 4095, 4096, 4097, 65_537, 1 << 20, 16 << 20, 64 << 20];
     private static readonly long[] TimedSizes = [4 << 10, 1 << 20, 16 << 20];
     private const int JustWrittenFiles = 24;
@@ -53,34 +50,6 @@ internal sealed class SelfTestRunner
         _hold = hold ?? Holder.Hold;
         _holdModes = holdModes ?? HoldModes.ForThisOS();
         _cloneElsewhere = cloneElsewhere;
-    }
-
-    /// <summary>
-    /// The measurement tool's door (`dotnet cow-measure doctor --selftest`): the tool loads this assembly from the SDK
-    /// package it carries and calls this by reflection, so it runs the engine and task a build runs. Prints the
-    /// report; returns 0, 1 (a check failed) or <see cref="MismatchExitCode"/>.
-    /// </summary>
-    internal static int RunForTool(string[] folders, TextWriter output, string? jsonFile, string? markdownFile, CancellationToken cancellationToken)
-    {
-        IReadOnlyList<string> chosen = OnePerVolume(folders.Append(Path.GetTempPath()));
-        SelfTestReport report = new SelfTestRunner(CloneEngines.Current, output.WriteLine).Run(chosen, cancellationToken);
-        output.WriteLine();
-        foreach (string line in report.Lines())
-        {
-            output.WriteLine(line);
-        }
-
-        if (jsonFile is not null)
-        {
-            File.WriteAllText(jsonFile, report.Json());
-        }
-
-        if (markdownFile is not null)
-        {
-            File.WriteAllText(markdownFile, report.Markdown());
-        }
-
-        return report.ExitCode;
     }
 
     /// <summary>The first of the folders on each volume, made if missing (a build writes there anyway).</summary>

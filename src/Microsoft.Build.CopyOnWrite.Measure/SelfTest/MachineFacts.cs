@@ -5,7 +5,7 @@ using System.IO;
 using System.Reflection;
 using System.Runtime.InteropServices;
 
-namespace Microsoft.Build.CopyOnWrite.SelfTest;
+namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 /// <summary>
 /// The facts a report of the self-test needs to be read elsewhere: OS and its build, processor, runtime, our version

@@ -4,7 +4,7 @@ using System.IO;
 using System.Linq;
 using System.Runtime.InteropServices;
 
-namespace Microsoft.Build.CopyOnWrite.Doctor;
+namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
 /// The folders a build of one project copies between, and what else the check needs to know, from MSBuild's own

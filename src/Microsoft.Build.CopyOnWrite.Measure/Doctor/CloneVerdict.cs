@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
-namespace Microsoft.Build.CopyOnWrite.Doctor;
+namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>One stream of files a build copies, from one folder into another, judged by <see cref="CloneRule"/>.</summary>
 /// <param name="Passes">Whether those copies pass CopyOnWriteMode=Required: cloned, or accepted; null when unknown.</param>

@@ -3,7 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 
-namespace Microsoft.Build.CopyOnWrite.Doctor;
+namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
 /// What the doctor knows of the build beyond its folders: which package folders a build copies package files from,

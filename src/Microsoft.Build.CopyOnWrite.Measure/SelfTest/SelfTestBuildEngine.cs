@@ -1,7 +1,7 @@
 using System.Collections;
 using Microsoft.Build.Framework;
 
-namespace Microsoft.Build.CopyOnWrite.SelfTest;
+namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 /// <summary>Where the Copy tasks of the self-test log, outside a build: keeps the first error, drops the rest.</summary>
 internal sealed class SelfTestBuildEngine : IBuildEngine

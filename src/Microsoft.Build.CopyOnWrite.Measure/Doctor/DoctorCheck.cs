@@ -4,7 +4,7 @@ using System.IO;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
-namespace Microsoft.Build.CopyOnWrite.Doctor;
+namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>The kinds of folder a build reads from and writes to, in the order the check lists them.</summary>
 internal enum FolderRole

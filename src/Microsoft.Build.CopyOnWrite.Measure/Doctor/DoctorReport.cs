@@ -3,7 +3,7 @@ using System.Linq;
 using System.Text;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
-namespace Microsoft.Build.CopyOnWrite.Doctor;
+namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>The check as a person reads it (a table of folders, which pairs clone, the findings with their fixes) and as JSON for CI.</summary>
 internal static class DoctorReport

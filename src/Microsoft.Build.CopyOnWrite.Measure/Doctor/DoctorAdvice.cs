@@ -2,7 +2,7 @@ using System.Collections.Generic;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
-namespace Microsoft.Build.CopyOnWrite.Doctor;
+namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>What stands between the build and cloning, from the folders' volumes, each with the command that fixes it on that OS.</summary>
 internal static class DoctorAdvice
