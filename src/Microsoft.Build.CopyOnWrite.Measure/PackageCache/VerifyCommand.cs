@@ -58,8 +58,7 @@ internal static class VerifyCommand
 
     /// <param name="named">The project, solution or folder named, or null.</param>
     /// <param name="progress">Where the progress line goes (a terminal), or null for none.</param>
-    /// <param name="workers">Packages verified at once (default <see cref="PackageVerifier.DefaultWorkers"/>).</param>
-    public static int Run(string? named, string[] packageFolders, string? json, TextWriter output, TextWriter error, TextWriter? progress = null, CancellationToken cancellation = default, int? workers = null)
+    public static int Run(string? named, string[] packageFolders, string? json, TextWriter output, TextWriter error, TextWriter? progress = null, CancellationToken cancellation = default)
     {
         var folders = new List<CheckedFolder>();
         string header = "Package folders named with --packages:";
@@ -111,7 +110,7 @@ internal static class VerifyCommand
         try
         {
             using VerifyProgress? line = progress is null ? null : new VerifyProgress(progress, packages.Count);
-            result = PackageVerifier.Verify(packages, line, cancellation, workers);
+            result = PackageVerifier.Verify(packages, line, cancellation);
         }
         catch (OperationCanceledException)
         {

@@ -204,24 +204,46 @@ public sealed class VerifyCommandTests
     }
 
     [TestMethod]
+    public void Cancelled_it_says_so_and_prints_no_result()
+    {
+        var output = new StringWriter();
+        var error = new StringWriter();
+
+        int exit = VerifyCommand.Run(null, [Sample.Value.Cache], null, output, error, cancellation: new System.Threading.CancellationToken(canceled: true));
+
+        Assert.AreEqual(Program.MeasurementFailed, exit);
+        Assert.AreEqual("dotnet-cow-measure: verify: cancelled; nothing was changed.", error.ToString().Trim());
+        Assert.AreEqual(string.Empty, output.ToString());
+    }
+
+    [TestMethod]
     public void The_progress_line_says_packages_files_and_rate_and_is_erased_at_the_end()
     {
-        var terminal = new StringWriter();
+        var written = new StringWriter();
+        TextWriter terminal = TextWriter.Synchronized(written); // read here while the progress thread writes
+        string Written()
+        {
+            lock (terminal)
+            {
+                return written.ToString();
+            }
+        }
+
         using (var progress = new VerifyProgress(terminal, packages: 3, every: TimeSpan.FromMilliseconds(10)))
         {
             progress.FileDone();
             progress.BytesRead(3 << 20);
             progress.PackageDone();
             DateTime deadline = DateTime.UtcNow.AddSeconds(30);
-            while (!terminal.ToString().Contains("verify: ", StringComparison.Ordinal) && DateTime.UtcNow < deadline)
+            while (!Written().Contains("verify: ", StringComparison.Ordinal) && DateTime.UtcNow < deadline)
             {
                 System.Threading.Thread.Sleep(10);
             }
         }
 
-        string written = terminal.ToString();
-        StringAssert.StartsWith(written, "\rverify: 1 of 3 packages, 1 files, 3.0 MiB read (");
-        StringAssert.EndsWith(written, "\r", "the line is erased, so the report starts on a clean line");
+        string line = Written();
+        StringAssert.StartsWith(line, "\rverify: 1 of 3 packages, 1 files, 3.0 MiB read (");
+        StringAssert.EndsWith(line, "\r", "the line is erased, so the report starts on a clean line");
     }
 
     /// <summary>A solution of LinkingSolution's kind without our SDK (MSBuild's own Copy), in a scratch folder with its package cache, restored.</summary>
