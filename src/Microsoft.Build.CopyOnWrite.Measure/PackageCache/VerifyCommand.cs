@@ -75,7 +75,7 @@ internal static class VerifyCommand
             header = $"Package folders of {project}, as MSBuild evaluates it{(packageFolders.Length > 0 ? ", and those named with --packages" : string.Empty)}:";
         }
 
-        folders.AddRange(packageFolders.Select(f => new CheckedFolder(FolderRole.NamedFolder, Path.GetFullPath(f))));
+        folders.AddRange(packageFolders.Select(f => new CheckedFolder(FolderRole.NamedFolder, Path.TrimEndingDirectorySeparator(Path.GetFullPath(f)))));
         var verified = new List<VerifiedFolder>();
         var packages = new List<ExtractedPackage>();
         foreach (CheckedFolder folder in folders.DistinctBy(f => f.Path))

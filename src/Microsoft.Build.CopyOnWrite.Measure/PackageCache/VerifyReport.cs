@@ -23,6 +23,11 @@ internal static class VerifyReport
             text.AppendLine($"  {DoctorCheck.Describe(folder.Role)} {folder.Path}: {folder.Note ?? Count(folder.Packages, "package")}");
         }
 
+        if (result.Packages == 0)
+        {
+            return text.AppendLine().AppendLine("Result: no package to verify (nothing was restored into these folders yet).").ToString();
+        }
+
         double seconds = Math.Max(result.Elapsed.TotalSeconds, 0.001);
         text.AppendLine(Invariant($"Checked {Count(result.Packages, "package")}, each against its own .nupkg: {Count(result.Files, "file")}, {result.Bytes / 1048576.0:N1} MiB in {seconds:N1} s ({result.Files / seconds:N0} files/s, {result.Bytes / 1048576.0 / seconds:N1} MiB/s)."));
 
