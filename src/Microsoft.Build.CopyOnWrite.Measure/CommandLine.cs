@@ -115,7 +115,7 @@ internal sealed class CommandLine
     }
 
     /// <summary>The commands besides measuring, by name.</summary>
-    public static (string Name, Func<Command> Create)[] Subcommands => [("predict", Forecast.PredictCommand.Create), ("doctor", Doctor.DoctorCommand.Create)];
+    public static (string Name, Func<Command> Create)[] Subcommands => [("predict", Forecast.PredictCommand.Create), ("doctor", Doctor.DoctorCommand.Create), ("verify", PackageCache.VerifyCommand.Create)];
 
     /// <summary>
     /// The command to parse <paramref name="args"/> with. A subcommand gets a root of its own: under the measuring

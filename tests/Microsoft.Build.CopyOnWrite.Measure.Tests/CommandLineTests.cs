@@ -55,6 +55,7 @@ public sealed class CommandLineTests
     [TestMethod]
     [DataRow("doctor", " doctor [<FOLDER>...] [options]")]
     [DataRow("predict", " predict <BINLOG> [options]")]
+    [DataRow("verify", " verify [<PROJECT>] [options]")]
     public void A_subcommands_help_shows_its_own_usage_without_the_measuring_PATH(string subcommand, string usage)
     {
         var output = new System.IO.StringWriter();

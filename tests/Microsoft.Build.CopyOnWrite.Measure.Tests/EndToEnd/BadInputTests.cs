@@ -106,6 +106,16 @@ public sealed class BadInputTests
         Assert.AreEqual(0, Directory.GetFileSystemEntries(folderVolume).Length, "the run's folder was left in " + folderVolume);
     }
 
+    /// <summary>verify takes PROJECT as an argument: an option it does not know must not be taken for a project that does not exist.</summary>
+    [TestMethod]
+    public void Verify_with_an_option_it_does_not_know_is_one_line_naming_it_and_exit_code_2()
+    {
+        ToolRun run = InstalledTool.Run(InstalledTool.OutsideAnyRepository, ["verify", "--repair"]);
+
+        AssertOneLine(run, 2, "verify: unknown option --repair.");
+        Assert.AreEqual(string.Empty, run.Output);
+    }
+
     private static void AssertOneLine(ToolRun run, int exitCode, string expected)
     {
         Assert.AreEqual(exitCode, run.ExitCode, run.ToString());

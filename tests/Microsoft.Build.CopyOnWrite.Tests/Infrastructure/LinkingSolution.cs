@@ -13,7 +13,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 /// the public registry as served here) that turns on MSBuild's links in Directory.Build.props as large repositories
 /// do (CreateHardLinksFor...IfPossible, the four of them), with our SDK by the &lt;Sdk&gt; element and its package
 /// cache on the solution's volume: the setup of dotnet/msbuild#8273, where an output hard-linked into the package
-/// cache corrupts the cache when anything writes into the output.
+/// cache corrupts the cache when anything writes into the output. Made without our SDK, it builds with MSBuild's own
+/// Copy: the damage itself, for a tool that looks for it.
 /// </summary>
 public sealed class LinkingSolution
 {
@@ -32,10 +33,13 @@ public sealed class LinkingSolution
         "CreateHardLinksForPublishFilesIfPossible",
     ];
 
-    private LinkingSolution(string root, string packageCache)
+    private readonly bool _withOurSdk;
+
+    private LinkingSolution(string root, string packageCache, bool withOurSdk)
     {
         Root = root;
         PackageCache = packageCache;
+        _withOurSdk = withOurSdk;
     }
 
     public string Root { get; }
@@ -55,13 +59,37 @@ public sealed class LinkingSolution
     public string PackageAssemblyInCache(string version) => Path.Combine(PackageCache, PackageId.ToLowerInvariant(), version, "lib", "net6.0", PackageId + ".dll");
 
     /// <summary>Makes the solution in a new folder of <paramref name="volume"/>, with its package cache beside it.</summary>
-    public static LinkingSolution Create(LoopFileSystem volume)
+    public static LinkingSolution Create(LoopFileSystem volume) => Create(volume.NewFolder("linking-solution"), volume.NewFolder("nuget-packages"), withOurSdk: true);
+
+    /// <summary>
+    /// Makes the solution in the empty folder <paramref name="root"/>, with its package cache in <paramref name="packageCache"/>
+    /// (on the same volume, for links). Without our SDK it needs no package of ours (nothing is packed), restores from the
+    /// public registry alone, and its NuGet.config names the package cache, so a tool that evaluates it finds the cache.
+    /// </summary>
+    public static LinkingSolution Create(string root, string packageCache, bool withOurSdk)
     {
-        string root = volume.NewFolder("linking-solution");
-        var solution = new LinkingSolution(root, volume.NewFolder("nuget-packages"));
-        SdkPackage.WriteNuGetConfig(root, withPublicRegistry: true);
+        var solution = new LinkingSolution(root, packageCache, withOurSdk);
         JsonNode globalJson = JsonNode.Parse(File.ReadAllText(Path.Combine(RepositoryLayout.Root, "global.json")))!;
-        globalJson["msbuild-sdks"] = new JsonObject { ["Microsoft.Build.CopyOnWrite"] = SdkPackage.Version };
+        if (withOurSdk)
+        {
+            SdkPackage.WriteNuGetConfig(root, withPublicRegistry: true);
+            globalJson["msbuild-sdks"] = new JsonObject { ["Microsoft.Build.CopyOnWrite"] = SdkPackage.Version };
+        }
+        else
+        {
+            File.WriteAllText(Path.Combine(root, "NuGet.config"), $"""
+                <?xml version="1.0" encoding="utf-8"?>
+                <configuration>
+                  <config><add key="globalPackagesFolder" value="{packageCache}" /></config>
+                  <packageSources>
+                    <clear />
+                    <add key="nuget.org" value="https://api.nuget.org/v3/index.json" protocolVersion="3" />
+                  </packageSources>
+                </configuration>
+                """);
+            globalJson.AsObject().Remove("msbuild-sdks");
+        }
+
         File.WriteAllText(Path.Combine(root, "global.json"), globalJson.ToJsonString());
         solution.WriteDirectoryBuildProps(links: true, extraProperties: string.Empty);
         foreach (string[] step in new[]
@@ -80,7 +108,7 @@ public sealed class LinkingSolution
     }
 
     /// <summary>
-    /// Directory.Build.props: our SDK, the four link properties when <paramref name="links"/>, and
+    /// Directory.Build.props: our SDK (when made with it), the four link properties when <paramref name="links"/>, and
     /// <paramref name="extraProperties"/> (e.g. the setting, or DisableCopyOnWrite).
     /// </summary>
     public void WriteDirectoryBuildProps(bool links, string extraProperties)
@@ -88,7 +116,7 @@ public sealed class LinkingSolution
         string linkLines = links ? string.Concat(LinkProperties.Select(name => $"    <{name}>true</{name}>\n")) : string.Empty;
         File.WriteAllText(Path.Combine(Root, "Directory.Build.props"), $"""
             <Project>
-              <Sdk Name="Microsoft.Build.CopyOnWrite" />
+              {(_withOurSdk ? "<Sdk Name=\"Microsoft.Build.CopyOnWrite\" />" : string.Empty)}
               <PropertyGroup>
             {linkLines}    {extraProperties}
               </PropertyGroup>

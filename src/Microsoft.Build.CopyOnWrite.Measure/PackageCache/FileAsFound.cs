@@ -1,0 +1,58 @@
+using System;
+using System.IO;
+using System.Runtime.InteropServices;
+using Microsoft.Build.CopyOnWrite.Cloning;
+
+namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;
+
+/// <summary>
+/// A file as it is on disk, not following a symbolic link for what it is, following it for its size. On Linux with
+/// its number of names (st_nlink, from the task's statx); elsewhere .NET does not say it, and Links is null.
+/// </summary>
+/// <param name="Problem">Why the file could not be looked at (not "no such file"), or null.</param>
+internal sealed record FileAsFound(bool Exists, bool Regular, long Size, long? Links, string? SymbolicLinkTo, string? Problem)
+{
+    private const int NoSuchFile = 2; // ENOENT
+    private const int NotAFolder = 20; // ENOTDIR: a part of the path is a file
+
+    public static FileAsFound Of(string path)
+    {
+        if (OperatingSystem.IsLinux() && LinuxNative.HasStatx)
+        {
+            if (!LinuxNative.TryStat(path, followLinks: false, out LinuxNative.FileStatus own))
+            {
+                int error = Marshal.GetLastPInvokeError();
+                return error is NoSuchFile or NotAFolder
+                    ? new FileAsFound(false, false, 0, null, null, null)
+                    : new FileAsFound(false, false, 0, null, null, Marshal.GetPInvokeErrorMessage(error));
+            }
+
+            if (!own.IsSymbolicLink)
+            {
+                return new FileAsFound(true, own.IsRegularFile, own.Size, own.Links, null, null);
+            }
+
+            string target = new FileInfo(path).LinkTarget ?? "?";
+            bool resolves = LinuxNative.TryStat(path, followLinks: true, out LinuxNative.FileStatus pointedTo);
+            return new FileAsFound(resolves, resolves && pointedTo.IsRegularFile, resolves ? pointedTo.Size : 0, own.Links, target, null);
+        }
+
+        try
+        {
+            var info = new FileInfo(path);
+            if (info.LinkTarget is string linkTarget)
+            {
+                FileSystemInfo? final = info.ResolveLinkTarget(returnFinalTarget: true);
+                bool resolves = final is FileInfo { Exists: true };
+                return new FileAsFound(final?.Exists == true, resolves, resolves ? ((FileInfo)final!).Length : 0, null, linkTarget, null);
+            }
+
+            return info.Exists ? new FileAsFound(true, true, info.Length, null, null, null)
+                : new FileAsFound(Directory.Exists(path), false, 0, null, null, null);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return new FileAsFound(false, false, 0, null, null, e.Message);
+        }
+    }
+}

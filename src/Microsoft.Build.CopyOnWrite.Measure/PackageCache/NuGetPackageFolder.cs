@@ -1,0 +1,95 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Linq;
+
+namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;
+
+/// <summary>One extracted package: <c>ROOT/ID/VERSION/</c>, id and version as the folder names have them (lower case).</summary>
+internal sealed record ExtractedPackage(string Id, string Version, string Folder)
+{
+    /// <summary>The .nupkg NuGet keeps beside the files it extracted: <c>ID.VERSION.nupkg</c>.</summary>
+    public string PackageFile => Path.Combine(Folder, $"{Id}.{Version}.nupkg");
+
+    public override string ToString() => $"{Id} {Version}";
+}
+
+/// <summary>
+/// The layout of a NuGet package folder (the global packages folder, a fallback folder: NuGet's "v3" layout) and what
+/// NuGet's extraction makes of a .nupkg there, as NuGet documents and does it:
+/// <list type="bullet">
+/// <item>each package in <c>ROOT/ID/VERSION/</c>, id and normalized version in lower case, holding <c>ID.VERSION.nupkg</c> (the
+/// package as downloaded), <c>ID.VERSION.nupkg.sha512</c> and <c>.nupkg.metadata</c>, which NuGet writes itself
+/// (.nupkg.metadata last, as the mark of a finished extraction);</item>
+/// <item>every zip entry extracted at its path with its %-escapes undone (<c>lib/portable-net45%2Bwin8/</c> is
+/// <c>lib/portable-net45+win8/</c> on disk), <c>.signature.p7s</c> included;</item>
+/// <item>not extracted: folder entries, the zip's packaging parts (<c>[Content_Types].xml</c>, <c>_rels/</c>,
+/// <c>package/</c>, which holds the .psmdcp), and entries named like the files NuGet writes (<c>*.nupkg.sha512</c>,
+/// <c>*.nupkg.metadata</c>);</item>
+/// <item>the .nuspec at the zip's root extracted, bytes unchanged, as <c>ID.nuspec</c> (lower case).</item>
+/// </list>
+/// </summary>
+internal static class NuGetPackageFolder
+{
+    private static readonly string[] PackagingParts = ["[Content_Types].xml", "_rels/", "_rels\\", "package/", "package\\"];
+
+    private static readonly string[] NamesNuGetWrites = [".nupkg.sha512", ".nupkg.metadata"];
+
+    /// <summary>What a folder must look like to be verified, for the message that says it is not one.</summary>
+    public const string ExpectedLayout = "ID/VERSION/ID.VERSION.nupkg below it with the files NuGet extracted from it, as in ~/.nuget/packages";
+
+    /// <summary>
+    /// The packages below <paramref name="root"/>: each <c>ID/VERSION/</c> folder with a .nupkg or a file NuGet writes
+    /// beside one (so that a package whose .nupkg is gone is still found, and reported), by id and version.
+    /// Folders whose names start with a dot (NuGet's own, a tool's) are not packages.
+    /// </summary>
+    public static IReadOnlyList<ExtractedPackage> Packages(string root)
+        => Folders(root)
+            .SelectMany(idFolder => Folders(idFolder).Select(versionFolder => new ExtractedPackage(Path.GetFileName(idFolder), Path.GetFileName(versionFolder), versionFolder)))
+            .Where(IsPackage)
+            .OrderBy(package => package.Id, StringComparer.Ordinal)
+            .ThenBy(package => package.Version, StringComparer.Ordinal)
+            .ToList();
+
+    /// <summary>
+    /// Where NuGet puts the zip entry <paramref name="entryName"/> of package <paramref name="id"/>, relative to the
+    /// package's folder with '/' between folders; null for an entry NuGet does not extract, or one whose path would
+    /// leave the package's folder (NuGet refuses such a package).
+    /// </summary>
+    public static string? ExtractedPath(string entryName, string id)
+    {
+        string name = entryName.Contains('%', StringComparison.Ordinal) ? Uri.UnescapeDataString(entryName) : entryName;
+        if (name.Length == 0 || name.EndsWith('/') || name.EndsWith('\\')
+            || PackagingParts.Any(part => name.StartsWith(part, StringComparison.OrdinalIgnoreCase))
+            || NamesNuGetWrites.Any(suffix => name.EndsWith(suffix, StringComparison.OrdinalIgnoreCase)))
+        {
+            return null;
+        }
+
+        string[] parts = name.Split('/', '\\');
+        if (parts.Any(part => part is "" or "." or "..") || Path.IsPathRooted(name))
+        {
+            return null;
+        }
+
+        return parts.Length == 1 && name.EndsWith(".nuspec", StringComparison.OrdinalIgnoreCase) ? id + ".nuspec" : string.Join('/', parts);
+    }
+
+    private static bool IsPackage(ExtractedPackage package)
+        => File.Exists(package.PackageFile)
+            || File.Exists(Path.Combine(package.Folder, ".nupkg.metadata"))
+            || File.Exists(package.PackageFile + ".sha512")
+            || File.Exists(Path.Combine(package.Folder, package.Id + ".nuspec"));
+
+    private static IEnumerable<string> Folders(string folder)
+    {
+        try
+        {
+            return Directory.GetDirectories(folder).Where(path => !Path.GetFileName(path).StartsWith('.'));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return [];
+        }
+    }
+}
