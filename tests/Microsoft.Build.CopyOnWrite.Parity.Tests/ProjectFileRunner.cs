@@ -246,13 +246,17 @@ public static class ProjectFileRunner
                 default:
                     observation.Events.Add(new ObservedEvent(
                         kind,
-                        e.TryGetProperty("code", out JsonElement code) && code.ValueKind == JsonValueKind.String ? code.GetString() : null,
-                        e.TryGetProperty("importance", out JsonElement importance) && importance.ValueKind == JsonValueKind.String ? importance.GetString() : null,
-                        tree.Normalize(e.GetProperty("text").GetString())));
+                        StringOrNull(e, "code"),
+                        StringOrNull(e, "importance"),
+                        tree.Normalize(e.GetProperty("text").GetString()),
+                        StringOrNull(e, "helpKeyword")));
                     break;
             }
         }
 
         return observation;
     }
+
+    private static string? StringOrNull(JsonElement record, string name)
+        => record.TryGetProperty(name, out JsonElement value) && value.ValueKind == JsonValueKind.String ? value.GetString() : null;
 }

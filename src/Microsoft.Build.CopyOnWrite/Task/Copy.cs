@@ -161,37 +161,37 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     {
         if (Retries < 0)
         {
-            return LogErrorAndFail(CopyMessages.InvalidRetryCountCode, CopyMessages.InvalidRetryCount, Retries);
+            return LogErrorAndFail(CopyMessages.InvalidRetryCount, Retries);
         }
 
         if (RetryDelayMilliseconds < 0)
         {
-            return LogErrorAndFail(CopyMessages.InvalidRetryDelayCode, CopyMessages.InvalidRetryDelay, RetryDelayMilliseconds);
+            return LogErrorAndFail(CopyMessages.InvalidRetryDelay, RetryDelayMilliseconds);
         }
 
         if (DestinationFiles is null && DestinationFolder is null)
         {
-            return LogErrorAndFail(CopyMessages.NoDestinationCode, CopyMessages.NoDestination, DestinationFilesName, DestinationFolderName);
+            return LogErrorAndFail(CopyMessages.NoDestination, DestinationFilesName, DestinationFolderName);
         }
 
         if (DestinationFiles is not null && DestinationFolder is not null)
         {
-            return LogErrorAndFail(CopyMessages.BothDestinationsCode, CopyMessages.BothDestinations, DestinationFilesName, DestinationFolderName);
+            return LogErrorAndFail(CopyMessages.BothDestinations, DestinationFilesName, DestinationFolderName);
         }
 
         if (SourceFolders is not null && DestinationFiles is not null)
         {
-            return LogErrorAndFail(CopyMessages.IncompatibleParametersCode, CopyMessages.IncompatibleParameters, SourceFoldersName, DestinationFilesName);
+            return LogErrorAndFail(CopyMessages.IncompatibleParameters, SourceFoldersName, DestinationFilesName);
         }
 
         if (DestinationFiles is not null && DestinationFiles.Length != (SourceFiles?.Length ?? 0))
         {
-            return LogErrorAndFail(CopyMessages.CountMismatchCode, CopyMessages.CountMismatch, DestinationFiles.Length, SourceFiles?.Length ?? 0, DestinationFilesName, SourceFilesName);
+            return LogErrorAndFail(CopyMessages.CountMismatch, DestinationFiles.Length, SourceFiles?.Length ?? 0, DestinationFilesName, SourceFilesName);
         }
 
         if (ErrorIfLinkFails && !UseHardlinksIfPossible && !UseSymboliclinksIfPossible)
         {
-            return LogErrorAndFail(CopyMessages.ErrorIfLinkFailsWithoutLinkCode, CopyMessages.ErrorIfLinkFailsWithoutLink);
+            return LogErrorAndFail(CopyMessages.ErrorIfLinkFailsWithoutLink);
         }
 
         return true;

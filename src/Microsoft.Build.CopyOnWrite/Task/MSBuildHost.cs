@@ -1,4 +1,5 @@
 using System;
+using System.IO;
 using System.Reflection;
 using System.Runtime.InteropServices;
 using Microsoft.Build.Framework;
@@ -30,6 +31,28 @@ internal static class MSBuildHost
 
     public static StringComparer PathComparer { get; } =
         PathComparison == StringComparison.Ordinal ? StringComparer.Ordinal : StringComparer.OrdinalIgnoreCase;
+
+    /// <summary>
+    /// The running MSBuild's Microsoft.Build.Tasks.Core, home of its own Copy, loaded by name at the first use (never
+    /// referenced at compile time: the MSBuild that runs the build supplies it); null in a process without it.
+    /// </summary>
+    public static Assembly? TasksAssembly => s_tasksAssembly.Value;
+
+    private static readonly Lazy<Assembly?> s_tasksAssembly = new(LoadTasksAssembly);
+
+    private static Assembly? LoadTasksAssembly()
+    {
+        try
+        {
+            // By the full name MSBuild's own task registrations use (Microsoft.Common.tasks): whatever copy the running
+            // MSBuild binds that name to (under .NET, MSBuild's load context hands the name to the default one).
+            return Assembly.Load(new AssemblyName("Microsoft.Build.Tasks.Core, Version=15.1.0.0, Culture=neutral, PublicKeyToken=b03f5f7f11d50a3a"));
+        }
+        catch (Exception e) when (e is IOException or BadImageFormatException)
+        {
+            return null;
+        }
+    }
 
     private static Version? ReadVersion()
     {

@@ -73,8 +73,8 @@ public static class TaskDriver
         {
             result.Events.Add(e switch
             {
-                BuildErrorEventArgs error => new ObservedEvent("error", error.Code, null, error.Message ?? string.Empty),
-                BuildWarningEventArgs warning => new ObservedEvent("warning", warning.Code, null, warning.Message ?? string.Empty),
+                BuildErrorEventArgs error => new ObservedEvent("error", error.Code, null, error.Message ?? string.Empty, error.HelpKeyword),
+                BuildWarningEventArgs warning => new ObservedEvent("warning", warning.Code, null, warning.Message ?? string.Empty, warning.HelpKeyword),
                 BuildMessageEventArgs message => new ObservedEvent("message", null, message.Importance.ToString(), message.Message ?? string.Empty),
                 _ => new ObservedEvent(e.GetType().Name, null, null, e.Message ?? string.Empty),
             });
