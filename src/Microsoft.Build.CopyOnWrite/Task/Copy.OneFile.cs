@@ -101,7 +101,7 @@ public sealed partial class Copy
 
                 if (retry < Retries)
                 {
-                    LogWarning(CopyMessages.Retrying, sourceSpec, destinationSpec, retry + 1, RetryDelayMilliseconds, e.Message, string.Empty);
+                    LogWarning(CopyMessages.Retrying, sourceSpec, destinationSpec, retry + 1, RetryDelayMilliseconds, e.Message, MSBuildHost.LockHolders(destinationPath));
                     if (_cancellation.Token.WaitHandle.WaitOne(RetryDelayMilliseconds))
                     {
                         return false; // cancelled while waiting: stop at once, the build is ending
@@ -112,7 +112,7 @@ public sealed partial class Copy
 
                 if (Retries > 0)
                 {
-                    LogError(CopyMessages.ExceededRetries, sourceSpec, destinationSpec, Retries, string.Empty);
+                    LogError(CopyMessages.ExceededRetries, sourceSpec, destinationSpec, Retries, MSBuildHost.LockHolders(destinationPath));
                 }
 
                 return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);

@@ -3,6 +3,7 @@ using System.IO;
 using System.Reflection;
 using System.Runtime.InteropServices;
 using Microsoft.Build.Framework;
+using Microsoft.Build.Utilities;
 
 namespace Microsoft.Build.CopyOnWrite;
 
@@ -38,7 +39,31 @@ internal static class MSBuildHost
     /// </summary>
     public static Assembly? TasksAssembly => s_tasksAssembly.Value;
 
+    /// <summary>
+    /// Who holds <paramref name="path"/> open, in MSBuild's words ("The file is locked by: ..."), or empty: the running
+    /// MSBuild's own lock check (Windows' Restart Manager), whose answer the stock task appends to MSB3026 and MSB3027.
+    /// Empty off Windows, as MSBuild's is, and where this MSBuild has no lock check to call.
+    /// </summary>
+    public static string LockHolders(string path)
+    {
+        if (!RuntimeInformation.IsOSPlatform(OSPlatform.Windows) || s_lockCheck.Value is not { } lockCheck)
+        {
+            return string.Empty;
+        }
+
+        try
+        {
+            return lockCheck(path) ?? string.Empty;
+        }
+        catch (Exception)
+        {
+            return string.Empty; // only ever a help for the reader of a warning: it may never fail the copy (MSBuild's catches all, too)
+        }
+    }
+
     private static readonly Lazy<Assembly?> s_tasksAssembly = new(LoadTasksAssembly);
+
+    private static readonly Lazy<Func<string, string>?> s_lockCheck = new(() => FindLockCheck(typeof(Task).Assembly, TasksAssembly));
 
     private static Assembly? LoadTasksAssembly()
     {
@@ -52,6 +77,18 @@ internal static class MSBuildHost
         {
             return null;
         }
+    }
+
+    /// <summary>
+    /// MSBuild's lock check, in its Utilities and Tasks assemblies: public as Microsoft.Build.Utilities.LockCheck in MSBuild
+    /// 18; in 17.7 the stock Copy's own private GetLockedFileMessage. Each takes a path and gives the text; null for none.
+    /// </summary>
+    internal static Func<string, string>? FindLockCheck(Assembly utilities, Assembly? tasks)
+    {
+        Type[] path = { typeof(string) };
+        MethodInfo? check = utilities.GetType("Microsoft.Build.Utilities.LockCheck")?.GetMethod("GetLockedFileMessage", BindingFlags.Public | BindingFlags.Static, null, path, null)
+            ?? tasks?.GetType("Microsoft.Build.Tasks.Copy")?.GetMethod("GetLockedFileMessage", BindingFlags.NonPublic | BindingFlags.Static, null, path, null);
+        return check?.ReturnType == typeof(string) ? (Func<string, string>)Delegate.CreateDelegate(typeof(Func<string, string>), check) : null;
     }
 
     private static Version? ReadVersion()
