@@ -17,7 +17,7 @@ namespace Microsoft.Build.CopyOnWrite;
 /// This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/). This file
 /// holds the parameters and Execute; the rest is split where each part reads on its own: Copy.Pairs.cs (which source
 /// goes where, in what order), Copy.OneFile.cs (one pair's checks, retries and clone), Copy.Links.cs (hard and
-/// symbolic links, and clones made instead of them), Copy.Reporting.cs (the summary line and coded messages), Copy.Environment.cs (per MSBuild flavour).
+/// symbolic links, and clones made instead of them), Copy.Reporting.cs (the summary line and the stock task's messages), Copy.Environment.cs (per MSBuild flavour).
 /// </remarks>
 /// <remarks>
 /// Process-wide state: none. Paths come from the items' FullPath (resolved against their project's directory by
