@@ -21,6 +21,7 @@ public static class IntendedDifferences
     public const string StackTraces = "exception-stack-traces";
     public const string RacyDirectoryMessage = "stock-racy-directory-message";
     public const string AliasedSelfCopyKeepsFile = "aliased-self-copy-keeps-file";
+    public const string StockLanguageFixedPerProcess = "stock-language-fixed-per-process";
 
     public static readonly IReadOnlyList<IntendedDifference> Table = new IntendedDifference[]
     {
@@ -84,6 +85,16 @@ public static class IntendedDifferences
             + "into its target file and leaves the link; ours replaces the link by the copied file and never touches the target. "
             + "Normalised: the named destination's entry (link vs file) and the target's content, which must be untouched in ours.",
             (stock, ours) => ForgetLinkFacts(stock, ours, keepOursUntouched: true)),
+
+        new(StockLanguageFixedPerProcess, Always: false,
+            "MSBuild's Copy reads the texts of its plain messages (Copying file from..., Creating directory... and the others "
+            + "without a code) once per process, at its first construction, and copies several files on threads it keeps for "
+            + "the life of the process, which log in the language of the Copy that started them; ours reads each text when it "
+            + "logs it, in the language of the build thread that runs it. They differ only in a process whose UI language "
+            + "changes between Copy calls (an in-process host that switches languages): the stock task then mixes languages, "
+            + "ours does not. LanguageParityTests make the stock task read its texts again when they switch, as an MSBuild "
+            + "started in that language reads them, and give it one destination per scenario, so it copies on the calling thread.",
+            (stock, ours) => { }),
 
         new(FailedCopyKeepsDestination, Always: false,
             "When a copy fails after the destination existed, the stock task has already deleted the old destination (it deletes "

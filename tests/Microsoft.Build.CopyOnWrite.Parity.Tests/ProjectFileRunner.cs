@@ -5,6 +5,7 @@ using System.Linq;
 using System.Security;
 using System.Text;
 using System.Text.Json;
+using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Build.CopyOnWrite.TestKit.Parity;
 
@@ -24,6 +25,9 @@ public static class ProjectFileRunner
     private static readonly Lazy<Dictionary<string, (Observation Stock, Observation Ours, string Log)>> Results = new(() => RunAll(multiThreaded: false));
     private static readonly Lazy<Dictionary<string, (Observation Stock, Observation Ours, string Log)>> MultiThreadedResults = new(() => RunAll(multiThreaded: true));
 
+    /// <summary>Runs so far in this process, which name their folders apart.</summary>
+    private static int _runs;
+
     /// <summary>
     /// The multi-threaded flavour of our task assembly, put beside the tests by MultiThreadedTaskAssembly.targets: the copy
     /// precompiled for this runtime and platform where there is one, as Sdk.targets picks it, else the IL one.
@@ -42,21 +46,31 @@ public static class ProjectFileRunner
         => (multiThreaded ? MultiThreadedResults : Results).Value[scenarioName];
 
     private static Dictionary<string, (Observation, Observation, string)> RunAll(bool multiThreaded)
+        => Run(Scenarios.All.Where(s => s.Mode.HasFlag(RunMode.ProjectFile)), multiThreaded);
+
+    /// <summary>
+    /// Runs <paramref name="scenarios"/> from project files, one `dotnet msbuild` per side for each environment they
+    /// share; with <paramref name="language"/>, in that UI language (DOTNET_CLI_UI_LANGUAGE, which `dotnet` and MSBuild
+    /// take the build's language from); with <paramref name="ourTaskAssembly"/>, that flavour of ours instead of the one
+    /// Sdk.targets picks for the build (the flavour for older MSBuild under -mt runs in a task host).
+    /// </summary>
+    public static Dictionary<string, (Observation Stock, Observation Ours, string Log)> Run(IEnumerable<Scenario> scenarios, bool multiThreaded, string? language = null, string? ourTaskAssembly = null)
     {
         var results = new Dictionary<string, (Observation, Observation, string)>();
-        List<Scenario> scenarios = Scenarios.All.Where(s => s.Mode.HasFlag(RunMode.ProjectFile)).ToList();
+        int runNumber = Interlocked.Increment(ref _runs);
         int group = 0;
+        ourTaskAssembly ??= multiThreaded ? MultiThreadedTaskAssembly : typeof(Copy).Assembly.Location;
         foreach (IGrouping<string, Scenario> sameEnvironment in scenarios.GroupBy(s => string.Join(";", s.Environment.Select(e => e.Key + "=" + e.Value))))
         {
-            RunGroup(sameEnvironment.ToList(), ++group, multiThreaded, results);
+            RunGroup(sameEnvironment.ToList(), runNumber, ++group, multiThreaded, language, ourTaskAssembly, results);
         }
 
         return results;
     }
 
-    private static void RunGroup(List<Scenario> scenarios, int group, bool multiThreaded, Dictionary<string, (Observation, Observation, string)> results)
+    private static void RunGroup(List<Scenario> scenarios, int runNumber, int group, bool multiThreaded, string? language, string ourTaskAssembly, Dictionary<string, (Observation, Observation, string)> results)
     {
-        string runName = (multiThreaded ? "mt-" : string.Empty) + $"project-run-{group}";
+        string runName = (multiThreaded ? "mt-" : string.Empty) + (language is null ? string.Empty : language + "-") + $"project-run-{runNumber}-{group}";
         string runFolder = Path.Combine(Scratch.Root, runName);
         string? shmFolder = Scratch.OtherVolumeRoot is null ? null : Path.Combine(Scratch.OtherVolumeRoot, runName);
         var sides = new[] { (Name: "A", Ours: false), (Name: "B", Ours: true) };
@@ -72,12 +86,17 @@ public static class ProjectFileRunner
             }
         }
 
-        IReadOnlyDictionary<string, string> environment = scenarios[0].Environment;
+        var environment = new Dictionary<string, string>(scenarios[0].Environment);
+        if (language is not null)
+        {
+            environment["DOTNET_CLI_UI_LANGUAGE"] = language;
+        }
+
         var runs = sides.Select(side => Task.Run(() =>
         {
             string sideFolder = Path.Combine(runFolder, side.Name);
             string project = Path.Combine(sideFolder, "parity.proj");
-            File.WriteAllText(project, ProjectText(scenarios, s => trees[(side.Name, s.Name)], side.Ours ? (multiThreaded ? MultiThreadedTaskAssembly : typeof(Copy).Assembly.Location) : null));
+            File.WriteAllText(project, ProjectText(scenarios, s => trees[(side.Name, s.Name)], side.Ours ? ourTaskAssembly : null));
             string events = Path.Combine(sideFolder, "events.jsonl");
             string output = RunMSBuild(sideFolder, project, scenarios.Select(TargetName), events, environment, multiThreaded);
             return (side.Name, Events: File.Exists(events) ? File.ReadAllLines(events) : Array.Empty<string>(), Output: output);
@@ -246,13 +265,17 @@ public static class ProjectFileRunner
                 default:
                     observation.Events.Add(new ObservedEvent(
                         kind,
-                        e.TryGetProperty("code", out JsonElement code) && code.ValueKind == JsonValueKind.String ? code.GetString() : null,
-                        e.TryGetProperty("importance", out JsonElement importance) && importance.ValueKind == JsonValueKind.String ? importance.GetString() : null,
-                        tree.Normalize(e.GetProperty("text").GetString())));
+                        StringOrNull(e, "code"),
+                        StringOrNull(e, "importance"),
+                        tree.Normalize(e.GetProperty("text").GetString()),
+                        StringOrNull(e, "helpKeyword")));
                     break;
             }
         }
 
         return observation;
     }
+
+    private static string? StringOrNull(JsonElement record, string name)
+        => record.TryGetProperty(name, out JsonElement value) && value.ValueKind == JsonValueKind.String ? value.GetString() : null;
 }

@@ -33,6 +33,35 @@ public static partial class Scenarios
 
     public static IReadOnlyList<Scenario> All => Catalogue.Value;
 
+    /// <summary>
+    /// Scenarios that reach every code of the stock task and each of its plain messages (the language tests run them in
+    /// other languages than English). One destination each: the stock task then copies on the calling thread, whose
+    /// language the in-process tests set (its parallel copies run on threads it keeps for the life of the process).
+    /// </summary>
+    public static IReadOnlyList<Scenario> EveryStockMessage => new[]
+    {
+        "destination's parent is a file, Retries 0", // MSB3021
+        "both destinations", // MSB3022
+        "no destination", // MSB3023
+        "destination is a directory", // MSB3024
+        "source is a directory", // MSB3025
+        "destination's parent is a file, Retries 1", // MSB3026, MSB3027
+        "negative Retries", // MSB3028
+        "negative RetryDelayMilliseconds", // MSB3029
+        "missing source", // MSB3030
+        "more DestinationFiles than SourceFiles", // MSB3094
+        "ErrorIfLinkFails without a link option", // MSB3892
+        "hard link across volumes with ErrorIfLinkFails", // MSB3893, hard link, link failed (with the link call's reason)
+        "immutable destination with MSBUILDALWAYSRETRY", // MSB3894, MSB3895
+        "SourceFolders with DestinationFiles", // MSB3896
+        "one file to DestinationFolder", // creating directory, copying file
+        "symbolic link", // symbolic link
+        "hard link across volumes, then symbolic link", // hard link failed, trying a symbolic one
+        "SkipUnchangedFiles with an identical destination", // did not copy
+        "read-only destination with OverwriteReadOnlyFiles", // removing read-only
+        "question mode with a file to copy", // the plain error of FailIfNotIncremental
+    }.Select(Named).ToList();
+
     public static Scenario Named(string name) => All.Single(s => s.Name == name);
 
     private static Scenario S(string name, RunMode mode = RunMode.InProcess) => new(name, mode);

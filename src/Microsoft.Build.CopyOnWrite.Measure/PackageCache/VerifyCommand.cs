@@ -4,7 +4,6 @@ using System.CommandLine;
 using System.IO;
 using System.Linq;
 using System.Threading;
-using Microsoft.Build.CopyOnWrite.Doctor;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;

@@ -4,7 +4,7 @@ using System.Globalization;
 using System.Linq;
 using System.Text;
 using System.Text.Json;
-using Microsoft.Build.CopyOnWrite.Doctor;
+using Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;
 

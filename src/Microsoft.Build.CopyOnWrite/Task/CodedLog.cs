@@ -3,8 +3,8 @@ using Microsoft.Build.Utilities;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// A coded warning or error the way the stock task logs its own: a code, no file and no position. One place for every
-/// code the task layer says (the MSB30xx of the Copy contract, COW001-COW003, COW006).
+/// A coded warning or error of ours the way the stock task logs its own: a code, no file and no position. One place for
+/// every code of ours the task layer says (COW001-COW003, COW006); the stock task's codes go out through StockTexts.
 /// </summary>
 internal static class CodedLog
 {

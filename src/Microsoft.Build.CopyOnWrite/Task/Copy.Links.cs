@@ -23,9 +23,9 @@ public sealed partial class Copy
 
         if (UseHardlinksIfPossible)
         {
-            Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingHardLink, sourcePath, destinationPath);
+            LogMessage(MessageImportance.Normal, CopyMessages.CreatingHardLink, sourcePath, destinationPath);
             string? failure = destinationInTheWay
-                ? FileLinks.LinkCallFailed("link", FileLinks.FileExistsErrno)
+                ? LinkCallFailed(new LinkCallException("link", FileLinks.FileExistsErrno))
                 : TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateHardLink(sourcePath, temporary));
             if (failure is null)
             {
@@ -35,7 +35,7 @@ public sealed partial class Copy
 
             if (options.UseSymbolicLinks)
             {
-                Log.LogMessage(MessageImportance.Normal, CopyMessages.HardLinkFailedTryingSymbolic, sourcePath, destinationPath, failure);
+                LogMessage(MessageImportance.Normal, CopyMessages.HardLinkFailedTryingSymbolic, sourcePath, destinationPath, failure);
             }
             else
             {
@@ -45,9 +45,9 @@ public sealed partial class Copy
 
         if (options.UseSymbolicLinks)
         {
-            Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingSymbolicLink, sourcePath, destinationPath);
+            LogMessage(MessageImportance.Normal, CopyMessages.CreatingSymbolicLink, sourcePath, destinationPath);
             string? failure = destinationInTheWay
-                ? FileLinks.LinkCallFailed("symlink", FileLinks.FileExistsErrno)
+                ? LinkCallFailed(new LinkCallException("symlink", FileLinks.FileExistsErrno))
                 : TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateSymbolicLink(temporary, sourcePath));
             if (failure is null)
             {
@@ -63,10 +63,10 @@ public sealed partial class Copy
         LinkOutcome LinkFailed(string failure)
         {
             // The stock task says it will copy instead, and then, with ErrorIfLinkFails, fails without copying.
-            Log.LogMessage(MessageImportance.Normal, CopyMessages.LinkFailedCopyingInstead, sourcePath, destinationPath, failure);
+            LogMessage(MessageImportance.Normal, CopyMessages.LinkFailedCopyingInstead, sourcePath, destinationPath, failure);
             if (ErrorIfLinkFails)
             {
-                LogError(CopyMessages.LinkFailedCode, CopyMessages.LinkFailed, sourcePath, destinationPath);
+                LogError(CopyMessages.LinkFailed, sourcePath, destinationPath);
                 return LinkOutcome.FailedWithError;
             }
 
@@ -109,7 +109,7 @@ public sealed partial class Copy
             return false; // a volume that cannot be looked at is no reason to fail a Copy that asked for a link: link as asked
         }
 
-        Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
+        LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
         CloneResult result;
         try
         {
@@ -143,7 +143,7 @@ public sealed partial class Copy
     }
 
     /// <summary>Makes the link under a temporary name and renames it over the destination; returns the failure text or null.</summary>
-    private static string? TryCreateLinkAtomically(string destinationPath, Action<string> createLinkAt)
+    private string? TryCreateLinkAtomically(string destinationPath, Action<string> createLinkAt)
     {
         try
         {
@@ -162,11 +162,18 @@ public sealed partial class Copy
 
             return null;
         }
+        catch (LinkCallException e)
+        {
+            return LinkCallFailed(e);
+        }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or PlatformNotSupportedException)
         {
             return e.Message;
         }
     }
+
+    /// <summary>The stock task's reason for a failed link call off Windows, in MSBuild's words: the call and its errno.</summary>
+    private string LinkCallFailed(LinkCallException e) => StockTexts.Format(Log, CopyMessages.LinkCallFailed, e.Call + "()", e.Errno);
 
     private enum LinkOutcome
     {

@@ -24,12 +24,12 @@ public sealed partial class Copy
         }
         catch (Exception e) when (IsBadPath(e))
         {
-            return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
+            return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
         }
 
         if (SkipUnchangedFiles && IsUnchanged(sourcePath, destinationPath, out long length))
         {
-            Log.LogMessage(MessageImportance.Low, CopyMessages.DidNotCopyUnchanged, sourceSpec, destinationSpec, nameof(SkipUnchangedFiles), "true");
+            LogMessage(MessageImportance.Low, CopyMessages.DidNotCopyUnchanged, sourceSpec, destinationSpec, nameof(SkipUnchangedFiles), "true");
             _summary.AddUpToDate(length);
             return Succeeded(pair);
         }
@@ -51,7 +51,7 @@ public sealed partial class Copy
         if (FailIfNotIncremental)
         {
             // The stock task names the paths as written here, not their full forms.
-            Log.LogError(CopyMessages.CopyingFile, sourceSpec, destinationSpec);
+            LogError(CopyMessages.CopyingFile, sourceSpec, destinationSpec);
             return false;
         }
 
@@ -96,12 +96,12 @@ public sealed partial class Copy
             {
                 if (!IsRetryable(e, sourceSpec, destinationSpec, options))
                 {
-                    return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
+                    return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
                 }
 
                 if (retry < Retries)
                 {
-                    LogWarning(CopyMessages.RetryingCode, CopyMessages.Retrying, sourceSpec, destinationSpec, retry + 1, RetryDelayMilliseconds, e.Message, string.Empty);
+                    LogWarning(CopyMessages.Retrying, sourceSpec, destinationSpec, retry + 1, RetryDelayMilliseconds, e.Message, MSBuildHost.LockHolders(destinationPath));
                     if (_cancellation.Token.WaitHandle.WaitOne(RetryDelayMilliseconds))
                     {
                         return false; // cancelled while waiting: stop at once, the build is ending
@@ -112,10 +112,10 @@ public sealed partial class Copy
 
                 if (Retries > 0)
                 {
-                    LogError(CopyMessages.ExceededRetriesCode, CopyMessages.ExceededRetries, sourceSpec, destinationSpec, Retries, string.Empty);
+                    LogError(CopyMessages.ExceededRetries, sourceSpec, destinationSpec, Retries, MSBuildHost.LockHolders(destinationPath));
                 }
 
-                return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
+                return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
             }
         }
     }
@@ -130,14 +130,14 @@ public sealed partial class Copy
         if (options.AlwaysRetry)
         {
             // Every failed attempt says what it got (the stock task logs the whole exception), and access denied why it is retried.
-            LogWarning(CopyMessages.AlwaysRetryGotErrorCode, CopyMessages.AlwaysRetryGotError, e.ToString(), sourceSpec, destinationSpec, e.HResult);
+            LogWarning(CopyMessages.AlwaysRetryGotError, e.ToString(), sourceSpec, destinationSpec, e.HResult);
         }
 
         if (e is UnauthorizedAccessException)
         {
             if (options.AlwaysRetry)
             {
-                LogWarning(CopyMessages.AlwaysRetryAccessDeniedCode, CopyMessages.AlwaysRetryAccessDenied);
+                LogWarning(CopyMessages.AlwaysRetryAccessDenied);
                 return true;
             }
 
@@ -160,19 +160,19 @@ public sealed partial class Copy
         // source is neither a folder nor missing; anything else is asked of .NET, as the stock task asks it.
         if (destination == EntryKind.Unknown && Directory.Exists(destinationPath))
         {
-            return LogErrorAndFail(CopyMessages.DestinationIsFolderCode, CopyMessages.DestinationIsFolder, sourceSpec, destinationSpec);
+            return LogErrorAndFail(CopyMessages.DestinationIsFolder, sourceSpec, destinationSpec);
         }
 
         if (source != EntryKind.RegularFile && UnixFiles.Probe(sourcePath, followLinks: true) != EntryKind.RegularFile)
         {
             if (Directory.Exists(sourcePath))
             {
-                return LogErrorAndFail(CopyMessages.SourceIsFolderCode, CopyMessages.SourceIsFolder, sourceSpec);
+                return LogErrorAndFail(CopyMessages.SourceIsFolder, sourceSpec);
             }
 
             if (!File.Exists(sourcePath))
             {
-                return LogErrorAndFail(CopyMessages.SourceNotFoundCode, CopyMessages.SourceNotFound, sourceSpec);
+                return LogErrorAndFail(CopyMessages.SourceNotFound, sourceSpec);
             }
         }
 
@@ -188,7 +188,7 @@ public sealed partial class Copy
                 {
                     if (!Directory.Exists(destinationFolder))
                     {
-                        Log.LogMessage(MessageImportance.Normal, CopyMessages.CreatingDirectory, Path.GetDirectoryName(destinationSpec));
+                        LogMessage(MessageImportance.Normal, CopyMessages.CreatingDirectory, Path.GetDirectoryName(destinationSpec));
                         Directory.CreateDirectory(destinationFolder);
                     }
 
@@ -203,7 +203,7 @@ public sealed partial class Copy
         bool destinationExists = destinationIsFile || destinationIsLink;
         if (destinationExists && options.OverwriteReadOnlyFiles && IsReadOnly(destinationPath))
         {
-            Log.LogMessage(MessageImportance.Low, CopyMessages.RemovingReadOnly, destinationSpec);
+            LogMessage(MessageImportance.Low, CopyMessages.RemovingReadOnly, destinationSpec);
             ClearReadOnly(destinationPath);
         }
 
@@ -230,7 +230,7 @@ public sealed partial class Copy
             return false;
         }
 
-        Log.LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
+        LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
 
         // Where the stock task keeps an existing destination file (read-only, or MSBUILDCOPYWITHOUTDELETE=1), its
         // File.Copy opens it for writing and fails if this user cannot write it: fail the same way with the same

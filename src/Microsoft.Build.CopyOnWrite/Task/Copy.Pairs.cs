@@ -61,7 +61,7 @@ public sealed partial class Copy
             }
             catch (Exception e) when (IsBadPath(e))
             {
-                return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, folderSpec, folder, e.Message);
+                return LogErrorAndFail(CopyMessages.UnableToCopy, folderSpec, folder, e.Message);
             }
 
             if (!Directory.Exists(sourceFolderPath))
@@ -116,7 +116,7 @@ public sealed partial class Copy
         }
         catch (ArgumentException e)
         {
-            return LogErrorAndFail(CopyMessages.UnableToCopyCode, CopyMessages.UnableToCopy, source.ItemSpec, folder, e.Message);
+            return LogErrorAndFail(CopyMessages.UnableToCopy, source.ItemSpec, folder, e.Message);
         }
 
         metadataSource.CopyMetadataTo(destination);

@@ -2,9 +2,9 @@ using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite;
 
-// What the task says in the build log of its own: the one summary line per invocation and the coded errors and
-// warnings (COW006, when our engine fails, is EngineFaultWarning's; what it reports after the summary line, the data
-// line and COW001-COW003, is SavingsReport's). One place, so every coded message goes out the same way.
+// What the task says in the build log: the one summary line per invocation of its own, and the stock task's messages in
+// MSBuild's words (StockTexts; COW006, when our engine fails, is EngineFaultWarning's; what it reports after the summary
+// line, the data line and COW001-COW003, is SavingsReport's). One place, so every stock message goes out the same way.
 public sealed partial class Copy
 {
     private void LogSummary()
@@ -17,13 +17,15 @@ public sealed partial class Copy
         }
     }
 
-    private bool LogErrorAndFail(string code, string format, params object[] arguments)
+    private bool LogErrorAndFail(StockMessage message, params object?[] arguments)
     {
-        LogError(code, format, arguments);
+        LogError(message, arguments);
         return false;
     }
 
-    private void LogError(string code, string format, params object[] arguments) => CodedLog.Error(Log, code, format, arguments);
+    private void LogError(StockMessage message, params object?[] arguments) => StockTexts.Error(Log, message, arguments);
 
-    private void LogWarning(string code, string format, params object[] arguments) => CodedLog.Warning(Log, code, format, arguments);
+    private void LogWarning(StockMessage message, params object?[] arguments) => StockTexts.Warning(Log, message, arguments);
+
+    private void LogMessage(MessageImportance importance, StockMessage message, params object?[] arguments) => StockTexts.Message(Log, importance, message, arguments);
 }

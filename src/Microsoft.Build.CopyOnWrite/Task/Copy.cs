@@ -17,7 +17,7 @@ namespace Microsoft.Build.CopyOnWrite;
 /// This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/). This file
 /// holds the parameters and Execute; the rest is split where each part reads on its own: Copy.Pairs.cs (which source
 /// goes where, in what order), Copy.OneFile.cs (one pair's checks, retries and clone), Copy.Links.cs (hard and
-/// symbolic links, and clones made instead of them), Copy.Reporting.cs (the summary line and coded messages), Copy.Environment.cs (per MSBuild flavour).
+/// symbolic links, and clones made instead of them), Copy.Reporting.cs (the summary line and the stock task's messages), Copy.Environment.cs (per MSBuild flavour).
 /// </remarks>
 /// <remarks>
 /// Process-wide state: none. Paths come from the items' FullPath (resolved against their project's directory by
@@ -161,37 +161,37 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     {
         if (Retries < 0)
         {
-            return LogErrorAndFail(CopyMessages.InvalidRetryCountCode, CopyMessages.InvalidRetryCount, Retries);
+            return LogErrorAndFail(CopyMessages.InvalidRetryCount, Retries);
         }
 
         if (RetryDelayMilliseconds < 0)
         {
-            return LogErrorAndFail(CopyMessages.InvalidRetryDelayCode, CopyMessages.InvalidRetryDelay, RetryDelayMilliseconds);
+            return LogErrorAndFail(CopyMessages.InvalidRetryDelay, RetryDelayMilliseconds);
         }
 
         if (DestinationFiles is null && DestinationFolder is null)
         {
-            return LogErrorAndFail(CopyMessages.NoDestinationCode, CopyMessages.NoDestination, DestinationFilesName, DestinationFolderName);
+            return LogErrorAndFail(CopyMessages.NoDestination, DestinationFilesName, DestinationFolderName);
         }
 
         if (DestinationFiles is not null && DestinationFolder is not null)
         {
-            return LogErrorAndFail(CopyMessages.BothDestinationsCode, CopyMessages.BothDestinations, DestinationFilesName, DestinationFolderName);
+            return LogErrorAndFail(CopyMessages.BothDestinations, DestinationFilesName, DestinationFolderName);
         }
 
         if (SourceFolders is not null && DestinationFiles is not null)
         {
-            return LogErrorAndFail(CopyMessages.IncompatibleParametersCode, CopyMessages.IncompatibleParameters, SourceFoldersName, DestinationFilesName);
+            return LogErrorAndFail(CopyMessages.IncompatibleParameters, SourceFoldersName, DestinationFilesName);
         }
 
         if (DestinationFiles is not null && DestinationFiles.Length != (SourceFiles?.Length ?? 0))
         {
-            return LogErrorAndFail(CopyMessages.CountMismatchCode, CopyMessages.CountMismatch, DestinationFiles.Length, SourceFiles?.Length ?? 0, DestinationFilesName, SourceFilesName);
+            return LogErrorAndFail(CopyMessages.CountMismatch, DestinationFiles.Length, SourceFiles?.Length ?? 0, DestinationFilesName, SourceFilesName);
         }
 
         if (ErrorIfLinkFails && !UseHardlinksIfPossible && !UseSymboliclinksIfPossible)
         {
-            return LogErrorAndFail(CopyMessages.ErrorIfLinkFailsWithoutLinkCode, CopyMessages.ErrorIfLinkFailsWithoutLink);
+            return LogErrorAndFail(CopyMessages.ErrorIfLinkFailsWithoutLink);
         }
 
         return true;

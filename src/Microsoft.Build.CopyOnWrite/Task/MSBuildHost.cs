@@ -1,7 +1,9 @@
 using System;
+using System.IO;
 using System.Reflection;
 using System.Runtime.InteropServices;
 using Microsoft.Build.Framework;
+using Microsoft.Build.Utilities;
 
 namespace Microsoft.Build.CopyOnWrite;
 
@@ -30,6 +32,64 @@ internal static class MSBuildHost
 
     public static StringComparer PathComparer { get; } =
         PathComparison == StringComparison.Ordinal ? StringComparer.Ordinal : StringComparer.OrdinalIgnoreCase;
+
+    /// <summary>
+    /// The running MSBuild's Microsoft.Build.Tasks.Core, home of its own Copy, loaded by name at the first use (never
+    /// referenced at compile time: the MSBuild that runs the build supplies it); null in a process without it.
+    /// </summary>
+    public static Assembly? TasksAssembly => s_tasksAssembly.Value;
+
+    /// <summary>
+    /// Who holds <paramref name="path"/> open, in MSBuild's words ("The file is locked by: ..."), or empty: the running
+    /// MSBuild's own lock check (Windows' Restart Manager), whose answer the stock task appends to MSB3026 and MSB3027.
+    /// Empty off Windows, as MSBuild's is, and where this MSBuild has no lock check to call.
+    /// </summary>
+    public static string LockHolders(string path)
+    {
+        if (!RuntimeInformation.IsOSPlatform(OSPlatform.Windows) || s_lockCheck.Value is not { } lockCheck)
+        {
+            return string.Empty;
+        }
+
+        try
+        {
+            return lockCheck(path) ?? string.Empty;
+        }
+        catch (Exception)
+        {
+            return string.Empty; // only ever a help for the reader of a warning: it may never fail the copy (MSBuild's catches all, too)
+        }
+    }
+
+    private static readonly Lazy<Assembly?> s_tasksAssembly = new(LoadTasksAssembly);
+
+    private static readonly Lazy<Func<string, string>?> s_lockCheck = new(() => FindLockCheck(typeof(Task).Assembly, TasksAssembly));
+
+    private static Assembly? LoadTasksAssembly()
+    {
+        try
+        {
+            // By the full name MSBuild's own task registrations use (Microsoft.Common.tasks): whatever copy the running
+            // MSBuild binds that name to (under .NET, MSBuild's load context hands the name to the default one).
+            return Assembly.Load(new AssemblyName("Microsoft.Build.Tasks.Core, Version=15.1.0.0, Culture=neutral, PublicKeyToken=b03f5f7f11d50a3a"));
+        }
+        catch (Exception e) when (e is IOException or BadImageFormatException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>
+    /// MSBuild's lock check, in its Utilities and Tasks assemblies: public as Microsoft.Build.Utilities.LockCheck in MSBuild
+    /// 18; in 17.7 the stock Copy's own private GetLockedFileMessage. Each takes a path and gives the text; null for none.
+    /// </summary>
+    internal static Func<string, string>? FindLockCheck(Assembly utilities, Assembly? tasks)
+    {
+        Type[] path = { typeof(string) };
+        MethodInfo? check = utilities.GetType("Microsoft.Build.Utilities.LockCheck")?.GetMethod("GetLockedFileMessage", BindingFlags.Public | BindingFlags.Static, null, path, null)
+            ?? tasks?.GetType("Microsoft.Build.Tasks.Copy")?.GetMethod("GetLockedFileMessage", BindingFlags.NonPublic | BindingFlags.Static, null, path, null);
+        return check?.ReturnType == typeof(string) ? (Func<string, string>)Delegate.CreateDelegate(typeof(Func<string, string>), check) : null;
+    }
 
     private static Version? ReadVersion()
     {

@@ -19,10 +19,14 @@ public sealed record ObservedItem(string ItemSpec, string EscapedSpec, IReadOnly
         => $"{ItemSpec} [escaped {EscapedSpec}]" + (Metadata.Count == 0 ? string.Empty : " {" + string.Join(", ", Metadata.Select(m => $"{m.Key}={m.Value}")) + "}");
 }
 
-/// <summary>One event the task logged: "error", "warning" or "message", its code and importance, and its text.</summary>
-public sealed record ObservedEvent(string Kind, string? Code, string? Importance, string Text)
+/// <summary>
+/// One event the task logged: "error", "warning" or "message", its code and importance, its text, and the help keyword
+/// an IDE looks the code up by (errors and warnings; the stock task's is MSBuild.&lt;its text's resource name&gt;).
+/// </summary>
+public sealed record ObservedEvent(string Kind, string? Code, string? Importance, string Text, string? HelpKeyword = null)
 {
-    public override string ToString() => $"{Kind}{(Code is null ? string.Empty : " " + Code)}{(Importance is null ? string.Empty : " (" + Importance + ")")}: {Text}";
+    public override string ToString()
+        => $"{Kind}{(Code is null ? string.Empty : " " + Code)}{(Importance is null ? string.Empty : " (" + Importance + ")")}{(HelpKeyword is null ? string.Empty : " [" + HelpKeyword + "]")}: {Text}";
 }
 
 /// <summary>What one run of a Copy task did, apart from the files it left.</summary>

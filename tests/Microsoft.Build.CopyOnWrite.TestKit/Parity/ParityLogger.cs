@@ -57,10 +57,10 @@ public sealed class ParityLogger : ILogger
             case TaskParameterEventArgs:
                 return;
             case BuildErrorEventArgs error:
-                Write(new { target = Target(context), kind = "error", code = error.Code, text = error.Message, sender = error.SenderName });
+                Write(new { target = Target(context), kind = "error", code = error.Code, text = error.Message, helpKeyword = error.HelpKeyword, sender = error.SenderName });
                 return;
             case BuildWarningEventArgs warning:
-                Write(new { target = Target(context), kind = "warning", code = warning.Code, text = warning.Message, sender = warning.SenderName });
+                Write(new { target = Target(context), kind = "warning", code = warning.Code, text = warning.Message, helpKeyword = warning.HelpKeyword, sender = warning.SenderName });
                 return;
             case BuildMessageEventArgs message when IsInCopy(context, out string target):
                 Write(new { target, kind = "message", importance = message.Importance.ToString(), text = message.Message });

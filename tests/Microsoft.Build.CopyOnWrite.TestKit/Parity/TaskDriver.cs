@@ -28,6 +28,14 @@ public static class TaskDriver
     /// <summary>A new instance of MSBuild's own Microsoft.Build.Tasks.Copy.</summary>
     public static object CreateStockCopy() => Activator.CreateInstance(StockCopyType.Value)!;
 
+    /// <summary>
+    /// MSBuild's Copy reads the texts of its plain messages (those without a code) once per process, at its first
+    /// construction, in that moment's UI language: a test that changes the language makes it read them again, as an
+    /// MSBuild process started in that language does. (A field the installed MSBuild lacks means it has no such cache.)
+    /// </summary>
+    public static void ForgetStockTexts()
+        => StockCopyType.Value.GetField("DidNotCopyBecauseOfFileMatch", BindingFlags.NonPublic | BindingFlags.Static)?.SetValue(null, null);
+
     /// <summary>Public properties of a task type and whether they are [Required] or [Output] (to compare the shapes).</summary>
     public static IReadOnlyList<string> DescribeParameters(Type taskType)
         => taskType.GetProperties(BindingFlags.Public | BindingFlags.Instance)
@@ -73,8 +81,8 @@ public static class TaskDriver
         {
             result.Events.Add(e switch
             {
-                BuildErrorEventArgs error => new ObservedEvent("error", error.Code, null, error.Message ?? string.Empty),
-                BuildWarningEventArgs warning => new ObservedEvent("warning", warning.Code, null, warning.Message ?? string.Empty),
+                BuildErrorEventArgs error => new ObservedEvent("error", error.Code, null, error.Message ?? string.Empty, error.HelpKeyword),
+                BuildWarningEventArgs warning => new ObservedEvent("warning", warning.Code, null, warning.Message ?? string.Empty, warning.HelpKeyword),
                 BuildMessageEventArgs message => new ObservedEvent("message", null, message.Importance.ToString(), message.Message ?? string.Empty),
                 _ => new ObservedEvent(e.GetType().Name, null, null, e.Message ?? string.Empty),
             });

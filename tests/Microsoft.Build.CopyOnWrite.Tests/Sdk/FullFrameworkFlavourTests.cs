@@ -114,6 +114,17 @@ public sealed class FullFrameworkFlavourTests
         Assert.IsFalse(Directory.Exists(Path.Combine(consumer, "out")), "something was copied before the setting was refused:\n" + build.Output);
     }
 
+    [TestMethod]
+    public void The_stock_messages_are_MSBuild_17_7s_own_texts_and_one_it_has_none_for_names_its_text()
+    {
+        string folder = TestScratch.NewFolder("full-flavour-texts");
+        string project = StockMessagesOn17_7.WriteProject(folder, Net472TaskAssembly);
+
+        ProcessResult build = ProcessRunner.Run("mono", [RepositoryLayout.FullFrameworkHost, project], folder, SdkPackage.BuildEnvironment, TimeSpan.FromMinutes(5));
+
+        StockMessagesOn17_7.AssertSaidInItsWords(build, Path.Combine(Path.GetDirectoryName(RepositoryLayout.FullFrameworkHost)!, "Microsoft.Build.Tasks.Core.dll"));
+    }
+
     /// <summary>Required fails the build with COW001 here: the copy-only engine of the .NET Framework build cannot clone off Windows.</summary>
     private static void AssertRequiredRefusedTheCopies(ProcessResult build)
     {

@@ -42,6 +42,17 @@ public sealed class TaskFlavourTests
     }
 
     [TestMethod]
+    public void On_MSBuild_17_7_the_stock_messages_are_its_own_texts_and_one_it_has_none_for_names_its_text()
+    {
+        string folder = TestScratch.NewFolder("msbuild17-texts");
+        string project = StockMessagesOn17_7.WriteProject(folder, Path.Combine(Extracted, ForOlderMSBuild));
+
+        ProcessResult build = ProcessRunner.Run("dotnet", [RepositoryLayout.MSBuild17Host, project], folder, SdkPackage.BuildEnvironment, TimeSpan.FromMinutes(5));
+
+        StockMessagesOn17_7.AssertSaidInItsWords(build, Path.Combine(Path.GetDirectoryName(RepositoryLayout.MSBuild17Host)!, "Microsoft.Build.Tasks.Core.dll"));
+    }
+
+    [TestMethod]
     public void On_MSBuild_17_7_the_multi_threaded_flavour_cannot_load_which_is_why_the_SDK_picks_by_version()
     {
         string folder = TestScratch.NewFolder("msbuild17-mt");

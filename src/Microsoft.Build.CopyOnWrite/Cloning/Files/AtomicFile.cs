@@ -98,7 +98,7 @@ internal static partial class AtomicFile
             // where kernel32 is not there to call. rename(2), as the .NET build calls it.
             if (rename(temporaryPath, destinationPath) != 0)
             {
-                throw new IOException(FileLinks.LinkCallFailed("rename", Marshal.GetLastWin32Error()));
+                throw new LinkCallException("rename", Marshal.GetLastWin32Error());
             }
 
             return;

@@ -19,7 +19,7 @@ internal static class FileLinks
         }
         else if (link(existingFile, newLinkPath) != 0)
         {
-            throw new IOException(LinkCallFailed("link", Marshal.GetLastWin32Error()));
+            throw new LinkCallException("link", Marshal.GetLastWin32Error());
         }
     }
 
@@ -81,16 +81,13 @@ internal static class FileLinks
     /// <summary>EEXIST: what link() and symlink() fail with when the new name is taken.</summary>
     public const int FileExistsErrno = 17;
 
-    /// <summary>The stock task's words for a failed link call on Unix (it names the call and the errno).</summary>
-    public static string LinkCallFailed(string call, int errno) => $"The {call}() library call failed with the following error code: {errno}.";
-
     public static void CreateSymbolicLink(string newLinkPath, string target)
     {
         if (!RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
         {
             if (symlink(target, newLinkPath) != 0)
             {
-                throw new IOException(LinkCallFailed("symlink", Marshal.GetLastWin32Error()));
+                throw new LinkCallException("symlink", Marshal.GetLastWin32Error());
             }
 
             return;
@@ -200,4 +197,23 @@ internal static class FileLinks
     [return: MarshalAs(UnmanagedType.I1)]
     private static extern bool CreateSymbolicLinkW(string symlinkFileName, string targetFileName, int flags);
 #endif
+}
+
+/// <summary>
+/// A link call of the C library that failed (link, symlink; rename in the .NET Framework build off Windows): which call
+/// and its errno, the two facts the stock task's message for it gives (the task words them in MSBuild's text).
+/// </summary>
+internal sealed class LinkCallException : IOException
+{
+    public LinkCallException(string call, int errno)
+        : base($"{call}() failed with errno {errno}.")
+    {
+        Call = call;
+        Errno = errno;
+    }
+
+    /// <summary>The C library function, without parentheses.</summary>
+    public string Call { get; }
+
+    public int Errno { get; }
 }
