@@ -181,12 +181,7 @@ internal sealed class MeasuredVolume : IDisposable
             throw new MeasureException($"--volume {kind} makes a fresh loop-mounted file system, which needs root (sudo); or name a folder on an existing {kind} volume (--volume /mnt/{kind}/scratch).");
         }
 
-        (string mkfs, string[] options, string package) = kind switch
-        {
-            "xfs" => ("mkfs.xfs", new[] { "-q", "-f", "-m", "reflink=1" }, "xfsprogs"),
-            "btrfs" => ("mkfs.btrfs", new[] { "-q", "-f" }, "btrfs-progs"),
-            _ => ("mkfs.ext4", new[] { "-q", "-F" }, "e2fsprogs"),
-        };
+        (string mkfs, string[] options, string package) = Format(kind);
 
         if (!Shell.IsOnPath(mkfs))
         {
@@ -216,6 +211,15 @@ internal sealed class MeasuredVolume : IDisposable
             throw;
         }
     }
+
+    /// <summary>How a fresh loop volume of <paramref name="kind"/> (xfs, btrfs, ext4) is made: the one recipe, which the tests' loop volumes use too.</summary>
+    internal static (string Program, string[] Options, string Package) Format(string kind, bool reflink = true) => kind switch
+    {
+        "xfs" => ("mkfs.xfs", ["-q", "-f", "-m", reflink ? "reflink=1" : "reflink=0"], "xfsprogs"),
+        "btrfs" => ("mkfs.btrfs", ["-q", "-f"], "btrfs-progs"),
+        "ext4" => ("mkfs.ext4", ["-q", "-F"], "e2fsprogs"),
+        _ => throw new ArgumentException($"No file system kind {kind} (xfs, btrfs, ext4).", nameof(kind)),
+    };
 
     private static void Unmount(string mountPoint, string image)
     {

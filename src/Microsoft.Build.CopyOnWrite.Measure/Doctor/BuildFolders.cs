@@ -8,8 +8,7 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 /// <summary>
 /// Which project a doctor run means (the project named, else what `dotnet build` would build in the folder named), and
 /// that project's folders from MSBuild's own evaluation of it (-getProperty, with NuGet's _GetRestoreSettings run
-/// first), read by <see cref="ProjectFolders"/>: the rule the CopyOnWriteDoctor target follows, so the repository
-/// need not have adopted the SDK and the two doors check the same folders.
+/// first), read by <see cref="ProjectFolders"/>, so the repository need not have adopted the SDK.
 /// </summary>
 internal static class BuildFolders
 {
@@ -124,9 +123,9 @@ internal static class BuildFolders
     }
 
     /// <summary>
-    /// The project whose outputs the doctor checks for a folder, by the rule both doors follow (README, "Ask the doctor"):
-    /// what `dotnet build` would build there, so the project file in the folder, else the first project of the one
-    /// solution in it, as the CopyOnWriteDoctor target run there reports it; with neither, the first project file below.
+    /// The project whose outputs the doctor checks for a folder (README, "Ask the doctor"): what `dotnet build` would
+    /// build there, so the project file in the folder, else the first project of the one solution in it; with neither,
+    /// the first project file below.
     /// </summary>
     private static string? ProjectMSBuildWouldBuildIn(string folder)
     {

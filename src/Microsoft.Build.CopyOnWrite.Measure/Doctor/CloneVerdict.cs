@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Linq;
+using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
@@ -97,7 +98,7 @@ internal sealed class CloneVerdict
             && !CloneRule.SameFileSystem(temp.Volume.Location, output.Volume.Location)
             && !copiedFrom.Any(path => SamePath(path, temp.Folder.Path)))
         {
-            assumptions.Add($"no build step copies from the temp folder {temp.Folder.Path} (another file system than the output) or from another folder outside those above: one that does fails Required unless listed in CopyOnWriteAcceptCopiesFrom; name such a folder to the doctor to judge it (-p:CopyOnWriteDoctorCopiesFrom=FOLDER, or cow-measure doctor --copies-from FOLDER)");
+            assumptions.Add($"no build step copies from the temp folder {temp.Folder.Path} (another file system than the output) or from another folder outside those above: one that does fails Required unless listed in CopyOnWriteAcceptCopiesFrom; name such a folder to the doctor to judge it (dotnet cow-measure doctor --copies-from FOLDER)");
         }
 
         facts.Add($"the rule (CopyOnWriteMode=Required): {CloneRule.Statement}");
@@ -107,23 +108,18 @@ internal sealed class CloneVerdict
     private static BuildCopy Judge(FolderOnVolume from, FolderOnVolume to, SourceOrigin source, string what)
         => new(from, to, source, what, from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.PassesRequired(source, from.Volume, to.Volume));
 
-    /// <summary>How the build sorts a package folder (Settings/CopySources): a folder Required accepts, the package cache, or a folder that can move.</summary>
+    /// <summary>
+    /// Where the build says files from <paramref name="folder"/> come from (<see cref="CopySources.OriginOf"/>, the task's
+    /// own rule); where its path says nothing, what MSBuild told the doctor the folder is.
+    /// </summary>
     private static SourceOrigin SourceOf(FolderOnVolume folder, BuildFacts facts)
-        => folder.Folder.Role == FolderRole.DotnetInstallation ? SourceOrigin.DotNetInstallation
-            : facts.ListedFolders.Any(l => Inside(folder.Folder.Path, l)) ? SourceOrigin.Listed
-            : facts.FallbackEnvironmentFolders.Any(f => Inside(folder.Folder.Path, f)) ? SourceOrigin.NuGetFallbackFolder
-            : folder.Folder.Role == FolderRole.PackageCache || folder.Folder.Path.Replace('\\', '/').TrimEnd('/').EndsWith("/.nuget/packages", StringComparison.OrdinalIgnoreCase) ? SourceOrigin.PackageCache
+        => facts.Sources.OriginOf(folder.Folder.Path) is var origin && origin != SourceOrigin.Movable ? origin
+            : folder.Folder.Role == FolderRole.DotnetInstallation ? SourceOrigin.DotNetInstallation
+            : folder.Folder.Role == FolderRole.PackageCache ? SourceOrigin.PackageCache
             : SourceOrigin.Movable;
 
-    private static bool Inside(string path, string folder)
-    {
-        string root = folder.TrimEnd('/', '\\');
-        string full = path.TrimEnd('/', '\\');
-        return full.StartsWith(root, VolumeCatalog.RootComparer == StringComparer.OrdinalIgnoreCase ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal)
-            && (full.Length == root.Length || full[root.Length] is '/' or '\\');
-    }
-
-    private static bool SamePath(string first, string second) => Inside(first, second) && Inside(second, first);
+    private static bool SamePath(string first, string second)
+        => CopySources.IsInside(first, second, MSBuildHost.PathComparison) && CopySources.IsInside(second, first, MSBuildHost.PathComparison);
 
     /// <summary>How a source kind reads in the report and the JSON.</summary>
     public static string Describe(SourceOrigin source) => source switch

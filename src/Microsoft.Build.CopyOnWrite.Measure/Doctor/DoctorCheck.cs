@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
@@ -17,7 +18,7 @@ internal enum FolderRole
     DotnetInstallation,
     TempFolder,
 
-    /// <summary>A folder a step of the build copies from, named to the doctor (CopyOnWriteDoctorCopiesFrom, --copies-from): judged as the build judges it.</summary>
+    /// <summary>A folder a step of the build copies from, named to the doctor (--copies-from): judged as the build judges it.</summary>
     CopiedFrom,
 
     /// <summary>A folder the user named to the tool (a second checkout, a drive to build on).</summary>
@@ -66,8 +67,7 @@ internal static class AdviceOSes
 /// Can this machine clone what this repository builds? Looks at the folders a build copies between (the repository,
 /// its outputs, the package cache and its fallback folders, the .NET installation, the temp folder), asks the volume
 /// component what volume each is on and whether it clones, and says what stands in the way, worst first, each with
-/// the command that fixes it. One implementation behind both doors: the CopyOnWriteDoctor target and
-/// `dotnet cow-measure doctor`.
+/// the command that fixes it (`dotnet cow-measure doctor`).
 /// </summary>
 internal sealed class DoctorCheck
 {
@@ -92,7 +92,7 @@ internal sealed class DoctorCheck
 
     /// <summary>
     /// Whether a build with CopyOnWriteMode=Required passes: every copy of <see cref="Verdict"/> cloned or accepted, by
-    /// <see cref="CloneRule"/>, the rule the build applies. What COW005 and `cow-measure doctor --require-clone` act on.
+    /// <see cref="CloneRule"/>, the rule the build applies. What `dotnet cow-measure doctor --require-clone` acts on.
     /// </summary>
     public bool RepositoryClones => Verdict.Clones == true;
 
@@ -123,6 +123,7 @@ internal sealed class DoctorCheck
         IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog), found);
         List<Finding> findings = DoctorAdvice.For(found, elsewhere, os, verdict).ToList();
         findings.AddRange(DoctorAdvice.Links(found, facts ?? BuildFacts.None));
+        findings.AddRange((facts ?? BuildFacts.None).SettingProblems.Select(problem => new Finding(Severity.Error, $"{problem} A build stops on it with {CopyOnWriteCodes.BadSetting}.", [])));
         if (verdict.FirstFailing is BuildCopy failing && failing.Passes == false && !findings.Any(f => f.Severity == Severity.Error))
         {
             findings.Add(DoctorAdvice.RequiredFails(failing));
@@ -145,7 +146,7 @@ internal sealed class DoctorCheck
         }
 
         string path = Normalize(folder.Path);
-        return !notToWriteIn.Concat(SystemFolders).Any(system => Inside(path, system)) && path.Length > 1 && Path.GetPathRoot(path) != path + Path.DirectorySeparatorChar;
+        return !notToWriteIn.Concat(SystemFolders).Any(system => CopySources.IsInside(path, system, MSBuildHost.PathComparison)) && path.Length > 1 && Path.GetPathRoot(path) != path + Path.DirectorySeparatorChar;
     }
 
     /// <summary>Folders of the OS and its packages (Linux, macOS; Windows is never written to), where no probe goes.</summary>
@@ -155,12 +156,6 @@ internal sealed class DoctorCheck
         "/usr/bin", "/usr/sbin", "/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libexec", "/usr/include", "/usr/share",
         "/System/Library", "/System/Applications", "/Library", "/Applications",
     ];
-
-    private static bool Inside(string path, string folder)
-    {
-        string root = folder.TrimEnd('/', '\\');
-        return path.StartsWith(root, StringComparison.Ordinal) && (path.Length == root.Length || path[root.Length] is '/' or '\\');
-    }
 
     private static FolderOnVolume Look(CheckedFolder folder, VolumeCatalog catalog, bool mayProbe)
     {

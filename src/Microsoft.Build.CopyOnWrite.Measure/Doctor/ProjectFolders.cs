@@ -3,16 +3,16 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Runtime.InteropServices;
+using Microsoft.Build.CopyOnWrite.Settings;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
 /// The folders a build of one project copies between, and what else the check needs to know, from MSBuild's own
-/// evaluation of that project: the one rule both doors of the doctor follow. The CopyOnWriteDoctor target hands
-/// these properties to its task as they are; `dotnet cow-measure doctor` asks MSBuild for the same names
-/// (-getProperty, with NuGet's _GetRestoreSettings run first, as the target runs it).
+/// evaluation of that project: `dotnet cow-measure doctor` asks MSBuild for these names (-getProperty, with NuGet's
+/// _GetRestoreSettings run first).
 /// </summary>
-/// <param name="Repository">The folder of the project's Directory.Build.props (CopyOnWriteDoctorRepository when set), else the project's folder.</param>
+/// <param name="Repository">The folder of the project's Directory.Build.props else the project's folder.</param>
 internal sealed record ProjectFolders(string Project, string Repository, IReadOnlyList<CheckedFolder> Folders, BuildFacts Facts)
 {
     /// <summary>
@@ -23,10 +23,10 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
     /// </summary>
     public static IReadOnlyList<string> PropertyNames { get; } =
     [
-        "MSBuildProjectFullPath", "DirectoryBuildPropsPath", "CopyOnWriteDoctorRepository", "OutDir", "IntermediateOutputPath",
+        "MSBuildProjectFullPath", "DirectoryBuildPropsPath", "OutDir", "IntermediateOutputPath",
         "_OutputPackagesPath", "_OutputFallbackFolders", "NuGetPackageRoot", "NuGetPackageFolders", "NetCoreRoot", "DOTNET_HOST_PATH",
-        "CopyOnWriteDoctorCopiesFrom", "ProjectAssetsFile", "CopyOnWriteAcceptCopiesFrom", "NUGET_FALLBACK_PACKAGES",
-        "CopyOnWriteInsteadOfLinks", .. BuildFacts.LinkProperties,
+        "ProjectAssetsFile", "NUGET_FALLBACK_PACKAGES",
+        .. CopyOnWriteSettings.TaskProperties, .. BuildFacts.LinkProperties,
     ];
 
     /// <summary>
@@ -39,8 +39,7 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
 
         string project = Read("MSBuildProjectFullPath");
         string projectFolder = Path.GetDirectoryName(project) ?? project;
-        string repository = Read("CopyOnWriteDoctorRepository") is { Length: > 0 } named ? InFolder(projectFolder, named)
-            : Read("DirectoryBuildPropsPath") is { Length: > 0 } props ? Path.GetDirectoryName(InFolder(projectFolder, props))!
+        string repository = Read("DirectoryBuildPropsPath") is { Length: > 0 } props ? Path.GetDirectoryName(InFolder(projectFolder, props))!
             : projectFolder;
 
         var folders = new List<CheckedFolder> { new(FolderRole.Repository, repository) };
@@ -66,33 +65,31 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
             : List(Read("NuGetPackageFolders")).Where(folder => !SameFolder(folder, packageCache));
         folders.AddRange(fallbackFolders.Select(folder => new CheckedFolder(FolderRole.PackageFallbackFolder, InFolder(projectFolder, folder))));
 
-        string dotnet = Read("NetCoreRoot") is { Length: > 0 } root ? root
-            : Read("DOTNET_HOST_PATH") is { Length: > 0 } host ? Path.GetDirectoryName(host) ?? string.Empty
-            : string.Empty;
+        string dotnet = Read("NetCoreRoot") is { Length: > 0 } root ? root : CopySources.DotNetInstallation(Read) ?? string.Empty;
         if (dotnet.Length > 0)
         {
             folders.Add(new CheckedFolder(FolderRole.DotnetInstallation, InFolder(projectFolder, dotnet)));
         }
 
         folders.Add(new CheckedFolder(FolderRole.TempFolder, Path.GetTempPath()));
-        folders.AddRange(List(Read("CopyOnWriteDoctorCopiesFrom")).Select(folder => new CheckedFolder(FolderRole.CopiedFrom, InFolder(projectFolder, folder))));
 
+        // The build's own rules: its settings parser, and its CopySources over the project's environment, where the
+        // package cache is the folder NuGet resolved (NUGET_PACKAGES, NuGet.config or RestorePackagesPath).
+        CopyOnWriteSettings settings = CopyOnWriteSettings.Parse(Read, out IReadOnlyList<string> problems);
+        var sources = CopySources.For(settings.AcceptCopiesFrom, name => name == "NUGET_PACKAGES" && packageCache.Length > 0 ? InFolder(projectFolder, packageCache) : Read(name), MSBuildHost.PathComparison);
         var facts = new BuildFacts(
             Read("ProjectAssetsFile") is { Length: > 0 } assets ? [InFolder(projectFolder, assets)] : [],
-            BuildFacts.FullPaths(Read("CopyOnWriteAcceptCopiesFrom")),
-            BuildFacts.FullPaths(Read("NUGET_FALLBACK_PACKAGES")),
-            BuildFacts.LinkProperties.Where(name => IsTrue(Read(name))).ToList(),
-            IsTrue(Read("CopyOnWriteInsteadOfLinks")));
+            sources,
+            BuildFacts.LinkProperties.Where(name => string.Equals(Read(name), "true", StringComparison.OrdinalIgnoreCase)).ToList(),
+            settings,
+            problems);
         return new ProjectFolders(project, repository, folders, facts);
     }
 
-    private static bool IsTrue(string value) => string.Equals(value, "true", StringComparison.OrdinalIgnoreCase);
-
-    private static IEnumerable<string> List(string list)
-        => list.Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries).Select(item => item.Trim()).Where(item => item.Length > 0);
+    private static IEnumerable<string> List(string list) => CopyOnWriteSettings.List(list);
 
     private static bool SameFolder(string a, string b)
-        => string.Equals(a.TrimEnd('/', '\\'), b.TrimEnd('/', '\\'), RuntimeInformation.IsOSPlatform(OSPlatform.Windows) ? StringComparison.OrdinalIgnoreCase : StringComparison.Ordinal);
+        => CopySources.IsInside(a, b, MSBuildHost.PathComparison) && CopySources.IsInside(b, a, MSBuildHost.PathComparison);
 
     /// <summary>A path as MSBuild gives it (relative to the project, with \ on every OS) as a full path, without a trailing separator.</summary>
     private static string InFolder(string folder, string path)

@@ -2,22 +2,21 @@ using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using Microsoft.Build.CopyOnWrite.Settings;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// What the doctor knows of the build beyond its folders: which package folders a build copies package files from,
-/// read from what restore wrote (obj/project.assets.json), and the folders Required accepts copies from
-/// (CopyOnWriteAcceptCopiesFrom, NUGET_FALLBACK_PACKAGES), as the build reads them.
+/// What the doctor knows of the build beyond its folders: the restore results to read, where the build says a source
+/// comes from (the task's own <see cref="CopySources"/>, built from the project's settings and environment), and the
+/// links the project asks for.
 /// </summary>
 /// <param name="AssetsFiles">project.assets.json files MSBuild named (ProjectAssetsFile); the repository is searched for more.</param>
-/// <param name="ListedFolders">CopyOnWriteAcceptCopiesFrom, full paths.</param>
-/// <param name="FallbackEnvironmentFolders">NUGET_FALLBACK_PACKAGES, full paths.</param>
 /// <param name="LinksAsked">The link properties the project sets to true (CreateHardLinksForCopyLocalIfPossible...): its Copy calls ask for links.</param>
-/// <param name="InsteadOfLinks">CopyOnWriteInsteadOfLinks=true: a clone is made where a link is asked for and the volumes clone.</param>
-internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, IReadOnlyList<string> ListedFolders, IReadOnlyList<string> FallbackEnvironmentFolders, IReadOnlyList<string>? LinksAsked = null, bool InsteadOfLinks = false)
+/// <param name="Settings">The project's CopyOnWrite settings, parsed as the build parses them; <paramref name="SettingProblems"/> says what a build stops on (COW003).</param>
+internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, CopySources Sources, IReadOnlyList<string> LinksAsked, CopyOnWriteSettings Settings, IReadOnlyList<string> SettingProblems)
 {
-    public static BuildFacts None { get; } = new([], [], []);
+    public static BuildFacts None { get; } = new([], CopySources.For([], _ => null, MSBuildHost.PathComparison), [], CopyOnWriteSettings.Default, []);
 
     /// <summary>The MSBuild properties that make the common targets' Copy calls ask for hard or symbolic links.</summary>
     public static IReadOnlyList<string> LinkProperties { get; } =
@@ -26,9 +25,7 @@ internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, IReadOnlyLi
         "CreateSymbolicLinksForCopyLocalIfPossible", "CreateSymbolicLinksForCopyFilesToOutputDirectoryIfPossible", "CreateSymbolicLinksForAdditionalFilesIfPossible", "CreateSymbolicLinksForCopyAdditionalFilesIfPossible", "CreateSymbolicLinksForPublishFilesIfPossible",
     ];
 
-    /// <summary>A ';'-separated list (an MSBuild property, an environment variable) as full paths.</summary>
-    public static IReadOnlyList<string> FullPaths(string? list)
-        => (list ?? string.Empty).Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries).Select(p => p.Trim()).Where(p => p.Length > 0 && Path.IsPathRooted(p)).ToList();
+    public bool InsteadOfLinks => Settings.InsteadOfLinks;
 }
 
 /// <summary>What restore wrote about the repository's packages: whether a build copies package files, and from which package folders.</summary>
@@ -49,7 +46,6 @@ internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> Assets
             return new RestoredPackages(false, [], [], [], null);
         }
 
-#if NET
         var packages = new SortedSet<string>(StringComparer.Ordinal);
         var folders = new List<string>();
         var problems = new List<string>();
@@ -68,12 +64,8 @@ internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> Assets
         return problems.Count == files.Count
             ? new RestoredPackages(false, files, [], [], "could not read " + string.Join("; ", problems))
             : new RestoredPackages(true, files, packages.ToList(), folders, problems.Count == 0 ? null : "could not read " + string.Join("; ", problems));
-#else
-        return new RestoredPackages(false, files, [], [], "project.assets.json is not read by the .NET Framework MSBuild's doctor; run `dotnet msbuild -restore -t:CopyOnWriteDoctor` or `dotnet cow-measure doctor`");
-#endif
     }
 
-#if NET
     private static void ReadOne(string file, SortedSet<string> packages, List<string> folders)
     {
         using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllBytes(file));
@@ -124,7 +116,6 @@ internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> Assets
         => CopiedAssetKinds.Any(kind => library.TryGetProperty(kind, out System.Text.Json.JsonElement assets)
             && assets.ValueKind == System.Text.Json.JsonValueKind.Object
             && assets.EnumerateObject().Any(asset => !asset.Name.EndsWith("_._", StringComparison.Ordinal)));
-#endif
 
     /// <summary>Folders looked into at most, so that a huge tree costs the check a bounded time.</summary>
     private const int MostFoldersSearched = 20_000;

@@ -14,8 +14,8 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 /// Copy clones there too (File.Copy on Linux and macOS, CopyFile on a Windows 11 24H2 Dev Drive), or the Copy was ours.</param>
 internal sealed record CopiesBetweenVolumes(BuildVolume Source, BuildVolume Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where, int AlreadyCloned = 0)
 {
-    /// <summary>One file system: the keys are the identity <see cref="CloneRule.SameFileSystem"/> compares (a btrfs subvolume is its file system).</summary>
-    public bool SameVolume => Source.Key == Destination.Key;
+    /// <summary>One file system, by the clone rule (a btrfs subvolume is its file system).</summary>
+    public bool SameVolume => CloneRule.SameFileSystem(Source.Key, Destination.Key);
 
     /// <summary>Source and destination already share a file system that clones, by the rule the build's Required mode applies (<see cref="CloneRule"/>): nothing to move.</summary>
     public bool ClonesHere => SameVolume && Source.CanClone == true;

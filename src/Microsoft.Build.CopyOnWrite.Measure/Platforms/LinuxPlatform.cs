@@ -11,8 +11,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// Linux: the volume as <see cref="LinuxVolumes"/> describes it (the mount table, a probe clone), used blocks from
-/// statfs, syncfs to flush, /proc for the machine.
+/// Linux: the volume as <see cref="LinuxVolumes"/> describes it (the mount table, a probe clone), used space from
+/// DriveInfo (statfs), syncfs to flush, /proc for the machine.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class LinuxPlatform : IMeasurementPlatform
@@ -24,8 +24,8 @@ internal sealed class LinuxPlatform : IMeasurementPlatform
 
     public Reading<long> UsedBytes(string folder)
     {
-        LinuxSystem.FileSystemStatus status = LinuxSystem.StatFs(folder);
-        return Reading<long>.Of((status.Blocks - status.FreeBlocks) * status.FragmentSize);
+        var drive = new DriveInfo(folder); // statfs of the folder itself on Unix, whatever its mount point
+        return Reading<long>.Of(drive.TotalSize - drive.TotalFreeSpace);
     }
 
     public Reading<TimeSpan> Flush(string folder)

@@ -202,7 +202,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             : $" The clones share their sources' storage: {FileSizeText.Format(_clonedBytes)} not written{Baseline}";
         lines.Add($"CopyOnWrite build summary: {string.Join(", ", parts)}; {_copyTasks} Copy {(_copyTasks == 1 ? "task" : "tasks")} in {_projects.Count} {(_projects.Count == 1 ? "project" : "projects")}.{notWritten}");
 
-        lines.AddRange(VolumePairLines());
+        lines.AddRange(TrafficByVolumeLines());
         foreach (CrossVolumeGroup group in CrossVolumeGroups())
         {
             lines.Add(CopyOnWriteCodes.CrossVolumeText(group.Files, group.Bytes, group.SourceRoot, group.DestinationRoot, group.Origin, inThisBuild: true));
@@ -216,16 +216,16 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     /// 565 files (547.9 MiB)". Cloned files and files copied within a volume (why: in the line above) stay on their
     /// destination's volume; files copied for another volume name both.
     /// </summary>
-    private IEnumerable<string> VolumePairLines()
+    private IEnumerable<string> TrafficByVolumeLines()
     {
-        List<VolumePair> pairs = VolumePairs();
+        List<VolumeTraffic> pairs = TrafficByVolume();
         if (pairs.Count == 0)
         {
             yield break;
         }
 
         yield return "CopyOnWrite by volume, source -> destination:";
-        foreach (VolumePair pair in pairs)
+        foreach (VolumeTraffic pair in pairs)
         {
             var what = new List<string>();
             if (pair.ClonedFiles > 0)
@@ -243,26 +243,27 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     }
 
     /// <summary>The volume pairs files went between, most bytes first: cloned within a volume, copied across two.</summary>
-    private List<VolumePair> VolumePairs()
+    private List<VolumeTraffic> TrafficByVolume()
     {
-        var pairs = new List<VolumePair>();
+        var pairs = new List<VolumeTraffic>();
         foreach ((string Volume, string FileSystem) key in _clonedOn.Keys.Union(_copiedOn.Keys))
         {
             string volume = $"{key.Volume} ({key.FileSystem})";
             _clonedOn.TryGetValue(key, out (int Files, long Bytes) cloned);
             _copiedOn.TryGetValue(key, out (int Files, long Bytes) copied);
-            pairs.Add(new VolumePair(volume, volume, cloned.Files, cloned.Bytes, copied.Files, copied.Bytes));
+            pairs.Add(new VolumeTraffic(volume, volume, cloned.Files, cloned.Bytes, copied.Files, copied.Bytes));
         }
 
         foreach (var copied in _crossVolume.GroupBy(e => ($"{e.SourceVolume} ({e.SourceFileSystem})", $"{e.DestinationVolume} ({e.DestinationFileSystem})")))
         {
-            pairs.Add(new VolumePair(copied.Key.Item1, copied.Key.Item2, 0, 0, copied.Sum(e => e.Files), copied.Sum(e => e.Bytes)));
+            pairs.Add(new VolumeTraffic(copied.Key.Item1, copied.Key.Item2, 0, 0, copied.Sum(e => e.Files), copied.Sum(e => e.Bytes)));
         }
 
         return pairs.OrderByDescending(p => p.ClonedBytes + p.CopiedBytes).ToList();
     }
 
-    private sealed record VolumePair(string From, string To, int ClonedFiles, long ClonedBytes, int CopiedFiles, long CopiedBytes);
+    /// <summary>What went from one volume to another (or within one) in the build; not the engine's <see cref="Cloning.VolumePair"/>, which keys its cache.</summary>
+    private sealed record VolumeTraffic(string From, string To, int ClonedFiles, long ClonedBytes, int CopiedFiles, long CopiedBytes);
 
     /// <summary>The cross-volume copies of the build, one group per pair of volumes and kind of source.</summary>
     private IEnumerable<CrossVolumeGroup> CrossVolumeGroups()
@@ -305,7 +306,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             + $"\"destinationRoot\":{Json(group.DestinationRoot)},\"destinationVolume\":{Json(group.DestinationVolume)},\"destinationFileSystem\":{Json(group.DestinationFileSystem)},"
             + $"\"sourceOrigin\":{Json(group.Origin.ToString())},\"accepted\":{(CopySources.IsAccepted(group.Origin) ? "true" : "false")},\"files\":{group.Files},\"bytes\":{group.Bytes}}}")));
         json.Append("],\"volumePairs\":[");
-        json.Append(string.Join(",", VolumePairs().Select(pair =>
+        json.Append(string.Join(",", TrafficByVolume().Select(pair =>
             $"{{\"from\":{Json(pair.From)},\"to\":{Json(pair.To)},\"cloned\":{{\"files\":{pair.ClonedFiles},\"bytes\":{pair.ClonedBytes}}},\"copied\":{{\"files\":{pair.CopiedFiles},\"bytes\":{pair.CopiedBytes}}}}}")));
         json.Append("]}");
         try

@@ -44,9 +44,8 @@ internal sealed class CopySources
         }
 
         AddInstallationsRunningTheBuild(accepted, environment);
-        foreach (string entry in (environment("NUGET_FALLBACK_PACKAGES") ?? string.Empty).Split(new[] { ';' }, StringSplitOptions.RemoveEmptyEntries))
+        foreach (string folder in CopyOnWriteSettings.List(environment("NUGET_FALLBACK_PACKAGES")))
         {
-            string folder = entry.Trim();
             if (Path.IsPathRooted(folder))
             {
                 accepted.Add(new AcceptedFolder(folder, SourceOrigin.NuGetFallbackFolder));
@@ -60,19 +59,20 @@ internal sealed class CopySources
     /// <summary>Whether Required accepts a copy from there: the table of <see cref="CloneRule"/>, which the doctor reads too.</summary>
     public static bool IsAccepted(SourceOrigin origin) => CloneRule.AcceptsCopiesFrom(origin);
 
-    /// <summary>Where a source file or folder lives.</summary>
+    /// <summary>Where a source file or folder lives: the one rule, which the build's reports and the doctor's verdict both apply.</summary>
     public SourceOrigin OriginOf(string path)
     {
         foreach (AcceptedFolder accepted in _accepted)
         {
-            if (Contains(accepted.Folder, path, _pathComparison))
+            if (IsInside(path, accepted.Folder, _pathComparison))
             {
                 return accepted.Origin;
             }
         }
 
-        if ((_packageCache is not null && Contains(_packageCache, path, _pathComparison))
-            || path.Replace('\\', '/').IndexOf("/.nuget/packages/", StringComparison.OrdinalIgnoreCase) >= 0)
+        // Without NUGET_PACKAGES, NuGet's default cache is ~/.nuget/packages (%USERPROFILE%\.nuget\packages).
+        if ((_packageCache is not null && IsInside(path, _packageCache, _pathComparison))
+            || (path.Replace('\\', '/').TrimEnd('/') + "/").IndexOf("/.nuget/packages/", StringComparison.OrdinalIgnoreCase) >= 0)
         {
             return SourceOrigin.PackageCache;
         }
@@ -102,12 +102,15 @@ internal sealed class CopySources
             accepted.Add(msbuild);
         }
 
-        string? dotnet = environment("DOTNET_HOST_PATH");
-        if (!string.IsNullOrEmpty(dotnet) && Path.IsPathRooted(dotnet) && Path.GetDirectoryName(dotnet) is string dotnetRoot)
+        if (DotNetInstallation(environment) is string dotnetRoot)
         {
             accepted.Add(new AcceptedFolder(dotnetRoot, SourceOrigin.DotNetInstallation));
         }
     }
+
+    /// <summary>The folder of the dotnet executable DOTNET_HOST_PATH names (the .NET CLI sets it for every build it runs).</summary>
+    public static string? DotNetInstallation(Func<string, string?> environment)
+        => environment("DOTNET_HOST_PATH") is { Length: > 0 } dotnet && Path.IsPathRooted(dotnet) ? Path.GetDirectoryName(dotnet) : null;
 
     /// <summary>MSBuild on .NET runs from DOTNET/sdk/VERSION (the whole .NET installation is meant); MSBuild.exe from ...\MSBuild\Current\Bin[\amd64 or \arm64].</summary>
     private static AcceptedFolder? FindMSBuildInstallation()
@@ -128,11 +131,13 @@ internal sealed class CopySources
         return new AcceptedFolder(folder.Name.Equals("Bin", StringComparison.OrdinalIgnoreCase) && folder.Parent?.Parent is DirectoryInfo msbuildRoot ? msbuildRoot.FullName : folder.FullName, SourceOrigin.MSBuildInstallation);
     }
 
-    private static bool Contains(string folder, string path, StringComparison pathComparison)
+    /// <summary>Whether <paramref name="path"/> is <paramref name="folder"/> or lies below it (either may end with a separator).</summary>
+    public static bool IsInside(string path, string folder, StringComparison pathComparison)
     {
         string root = folder.TrimEnd('/', '\\');
-        return path.StartsWith(root, pathComparison)
-            && (path.Length == root.Length || path[root.Length] is '/' or '\\');
+        string full = path.TrimEnd('/', '\\');
+        return full.StartsWith(root, pathComparison)
+            && (full.Length == root.Length || full[root.Length] is '/' or '\\');
     }
 
     private sealed class AcceptedFolder

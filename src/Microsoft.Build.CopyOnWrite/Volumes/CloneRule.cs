@@ -47,8 +47,10 @@ internal static class CloneRule
     /// bind mount and a btrfs subvolume mounted apart are the file system they come from), elsewhere the same root
     /// (<see cref="VolumeLocation.FileSystemKey"/>).
     /// </summary>
-    public static bool SameFileSystem(VolumeLocation first, VolumeLocation second)
-        => VolumeCatalog.RootComparer.Equals(first.FileSystemKey, second.FileSystemKey);
+    public static bool SameFileSystem(VolumeLocation first, VolumeLocation second) => SameFileSystem(first.FileSystemKey, second.FileSystemKey);
+
+    /// <summary>As <see cref="SameFileSystem(VolumeLocation, VolumeLocation)"/>, from the keys alone (the forecast keeps only those).</summary>
+    public static bool SameFileSystem(string firstKey, string secondKey) => VolumeCatalog.RootComparer.Equals(firstKey, secondKey);
 
     /// <summary>Whether files go from <paramref name="source"/> to <paramref name="destination"/> as clones: one file system, and it clones (null: unknown).</summary>
     public static bool? Clones(VolumeFacts source, VolumeFacts destination)

@@ -218,6 +218,42 @@ public sealed class DoctorCheckTests
         Assert.AreEqual(true, with.CanClone, with.CloneEvidence);
     }
 
+    /// <summary>
+    /// The doctor reads the project's settings with the build's parser and sorts sources with the build's CopySources: a
+    /// relative CopyOnWriteAcceptCopiesFrom entry is the COW003 a build stops on (not silently dropped), and a package
+    /// folder on ext4 named by NUGET_FALLBACK_PACKAGES is accepted, as Required accepts it.
+    /// </summary>
+    [TestMethod]
+    public void The_doctor_reads_settings_and_sorts_sources_by_the_builds_own_rules()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        string repository = xfs.NewFolder("repo");
+        string fallback = LoopFileSystems.Ext4.NewFolder("fallback");
+        WriteAssets(repository, fallback, withRuntimeAssembly: true);
+        var properties = new Dictionary<string, string>
+        {
+            ["MSBuildProjectFullPath"] = Path.Combine(repository, "App.csproj"),
+            ["OutDir"] = "bin/",
+            ["NUGET_FALLBACK_PACKAGES"] = fallback + ";relative/ignored",
+            ["_OutputFallbackFolders"] = fallback,
+            ["CopyOnWriteAcceptCopiesFrom"] = "tools",
+            ["CopyOnWriteInsteadOfLinks"] = " True ",
+        };
+        ProjectFolders project = ProjectFolders.From(name => properties.GetValueOrDefault(name));
+
+        Assert.IsTrue(project.Facts.InsteadOfLinks, "the build trims and reads True as on");
+        Assert.AreEqual(SourceOrigin.NuGetFallbackFolder, project.Facts.Sources.OriginOf(Path.Combine(fallback, "dep", "1.0.0", "Dep.dll")));
+        DoctorCheck check = DoctorCheck.Run(project.Folders, new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero), AdviceOS.Linux, project.Facts);
+
+        Finding bad = check.Findings.Single(f => f.Message.Contains("not a full path", StringComparison.Ordinal));
+        Assert.AreEqual(Severity.Error, bad.Severity);
+        StringAssert.Contains(bad.Message, "\"tools\", which is not a full path");
+        StringAssert.Contains(bad.Message, "COW003");
+        BuildCopy fromFallback = check.Verdict.Copies.Single(c => c.What.StartsWith("package files", StringComparison.Ordinal));
+        Assert.AreEqual(SourceOrigin.NuGetFallbackFolder, fromFallback.Source, Text(check));
+        Assert.AreEqual(true, fromFallback.Passes, "Required accepts copies from a fallback folder");
+    }
+
     /// <summary>A project.assets.json as restore writes it, in the repository's obj/: one package, Dep, in <paramref name="packageFolder"/>, with an assembly a build copies or only a placeholder.</summary>
     private static void WriteAssets(string repository, string packageFolder, bool withRuntimeAssembly)
     {

@@ -128,14 +128,8 @@ public static class LoopFileSystems
             return (null, "mounting needs root (run the tests as root, as CI does)");
         }
 
-        string[] mkfs = kind switch
-        {
-            "xfs" => new[] { "mkfs.xfs", "-q", "-f", "-m", "reflink=1" },
-            "xfs-noreflink" => new[] { "mkfs.xfs", "-q", "-f", "-m", "reflink=0" },
-            "btrfs" => new[] { "mkfs.btrfs", "-q", "-f" },
-            "ext4" => new[] { "mkfs.ext4", "-q", "-F" },
-            _ => throw new ArgumentException($"Unknown file system kind {kind}", nameof(kind)),
-        };
+        (string program, string[] options, _) = Measure.MeasuredVolume.Format(kind == "xfs-noreflink" ? "xfs" : kind, reflink: kind != "xfs-noreflink");
+        string[] mkfs = [program, .. options];
 
         string id = kind + "-" + Guid.NewGuid().ToString("N")[..6];
         string image = Path.Combine(Directory.CreateDirectory(imageFolder ?? ScratchFolder).FullName, id + ".img");
