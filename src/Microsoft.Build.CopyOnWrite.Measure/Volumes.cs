@@ -268,7 +268,7 @@ internal sealed class MeasuredVolume : IDisposable
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            Console.Error.WriteLine($"dotnet-cow-measure: could not remove {folder}: {e.Message}");
+            Console.Error.WriteLine($"dotnet cow-measure: could not remove {folder}: {e.Message}");
         }
     }
 }

@@ -8,7 +8,7 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// `dotnet-cow-measure doctor [FOLDER...]`: can this machine clone what the repository builds? Before any build:
+/// `dotnet cow-measure doctor [FOLDER...]`: can this machine clone what the repository builds? Before any build:
 /// the folders a build copies between, their volumes, which pairs clone, and what to type where they do not, by the
 /// build's own rules (the task assembly's CloneRule, CopySources and settings parser).
 /// </summary>
@@ -67,7 +67,7 @@ internal static class DoctorCommand
         string named = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
         if (!BuildFolders.TryFindProject(named, out string? project, out string? problem) || !BuildFolders.TryEvaluate(project!, out ProjectFolders? found, out problem))
         {
-            error.WriteLine($"dotnet-cow-measure: doctor {named}: {problem}");
+            error.WriteLine($"dotnet cow-measure doctor {named}: {problem}");
             return Program.BadInput;
         }
 
@@ -77,7 +77,7 @@ internal static class DoctorCommand
         DoctorCheck check = DoctorCheck.Run(checkedFolders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, found.Facts);
         if (cancellation.IsCancellationRequested)
         {
-            error.WriteLine("dotnet-cow-measure: doctor: cancelled; the check left no file behind.");
+            error.WriteLine("dotnet cow-measure doctor: cancelled; the check left no file behind.");
             return Program.MeasurementFailed;
         }
 
@@ -95,7 +95,7 @@ internal static class DoctorCommand
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
-                error.WriteLine($"dotnet-cow-measure: doctor --json {json}: cannot write it ({e.Message}); name a file in a folder you can write to.");
+                error.WriteLine($"dotnet cow-measure doctor --json {json}: cannot write it ({e.Message}); name a file in a folder you can write to.");
                 return Program.BadInput;
             }
         }

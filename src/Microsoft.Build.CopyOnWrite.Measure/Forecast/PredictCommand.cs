@@ -6,7 +6,7 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 
 /// <summary>
-/// `dotnet-cow-measure predict BUILD.binlog`: what cloning could give a build the user already runs, from its binary
+/// `dotnet cow-measure predict BUILD.binlog`: what cloning could give a build the user already runs, from its binary
 /// log and the files it left on disk, without building anything.
 /// </summary>
 internal static class PredictCommand
@@ -59,7 +59,7 @@ internal static class PredictCommand
         }
         catch (MeasureException e)
         {
-            error.WriteLine($"dotnet-cow-measure: {e.Message}");
+            error.WriteLine($"dotnet cow-measure: {e.Message}");
             return e.ExitCode;
         }
     }

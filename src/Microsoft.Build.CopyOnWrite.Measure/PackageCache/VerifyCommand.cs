@@ -9,7 +9,7 @@ using Microsoft.Build.CopyOnWrite.Measure.Doctor;
 namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;
 
 /// <summary>
-/// `dotnet-cow-measure verify [PROJECT|SOLUTION|FOLDER] [--packages FOLDER]... [--json FILE]`: is a NuGet package folder
+/// `dotnet cow-measure verify [PROJECT|SOLUTION|FOLDER] [--packages FOLDER]... [--json FILE]`: is a NuGet package folder
 /// damaged? Builds that linked outputs into the package cache (MSBuild's CreateHardLinksFor...IfPossible) let a write
 /// into an output change the cache (dotnet/msbuild#1407, #8273, #14956; dotnet/roslyn#9592), and NuGet checks only a
 /// package's signature, never the files it extracted. This compares each of those files, in the package folders the
@@ -35,14 +35,6 @@ internal static class VerifyCommand
             HelpName = "FOLDER",
         };
         var json = new Option<string?>("--json") { Description = "Also write the result as JSON to this file.", HelpName = "FILE" };
-        // An option the command does not know would otherwise be taken for PROJECT, and reported as no such file.
-        target.Validators.Add(result =>
-        {
-            if (result.GetValueOrDefault<string?>() is { } value && value.StartsWith('-'))
-            {
-                result.AddError($"verify: unknown option {value}.");
-            }
-        });
         var command = new Command("verify", "Verifies a NuGet package cache: compares every file NuGet extracted from each package with the package's own .nupkg "
             + $"(size, then CRC-32, then bytes) and names each that differs, with its number of links (a hard link into a build output is how a build damages it). "
             + $"Exit {PackagesDiffer} when a file differs or a package cannot be verified, and the folder to delete so that the next restore extracts it again. Changes nothing.")
@@ -66,7 +58,7 @@ internal static class VerifyCommand
             string where = named ?? Environment.CurrentDirectory;
             if (!BuildFolders.TryFindProject(where, out string? project, out string? problem) || !BuildFolders.TryEvaluate(project!, out ProjectFolders? found, out problem))
             {
-                error.WriteLine($"dotnet-cow-measure: verify {where}: {problem}" + (named is null ? " Or name the package folder with --packages FOLDER." : string.Empty));
+                error.WriteLine($"dotnet cow-measure verify {where}: {problem}" + (named is null ? " Or name the package folder with --packages FOLDER." : string.Empty));
                 return Program.BadInput;
             }
 
@@ -84,7 +76,7 @@ internal static class VerifyCommand
             {
                 if (namedByUser)
                 {
-                    error.WriteLine($"dotnet-cow-measure: verify --packages {folder.Path}: no such folder; name a NuGet package folder (`dotnet nuget locals global-packages --list` prints the package cache's).");
+                    error.WriteLine($"dotnet cow-measure verify --packages {folder.Path}: no such folder; name a NuGet package folder (`dotnet nuget locals global-packages --list` prints the package cache's).");
                     return Program.BadInput;
                 }
 
@@ -96,7 +88,7 @@ internal static class VerifyCommand
             if (found.Count == 0 && namedByUser)
             {
                 string holds = Directory.EnumerateFileSystemEntries(folder.Path).Any() ? "none of its folders holds a package" : "it is empty";
-                error.WriteLine($"dotnet-cow-measure: verify --packages {folder.Path}: not a NuGet package folder: expected {NuGetPackageFolder.ExpectedLayout}, and {holds}. "
+                error.WriteLine($"dotnet cow-measure verify --packages {folder.Path}: not a NuGet package folder: expected {NuGetPackageFolder.ExpectedLayout}, and {holds}. "
                     + "Name the folder `dotnet nuget locals global-packages --list` prints, or a fallback folder.");
                 return Program.BadInput;
             }
@@ -113,7 +105,7 @@ internal static class VerifyCommand
         }
         catch (OperationCanceledException)
         {
-            error.WriteLine("dotnet-cow-measure: verify: cancelled; nothing was changed.");
+            error.WriteLine("dotnet cow-measure verify: cancelled; nothing was changed.");
             return Program.MeasurementFailed;
         }
 
@@ -127,7 +119,7 @@ internal static class VerifyCommand
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
-                error.WriteLine($"dotnet-cow-measure: verify --json {json}: cannot write it ({e.Message}); name a file in a folder you can write to.");
+                error.WriteLine($"dotnet cow-measure verify --json {json}: cannot write it ({e.Message}); name a file in a folder you can write to.");
                 return Program.BadInput;
             }
         }

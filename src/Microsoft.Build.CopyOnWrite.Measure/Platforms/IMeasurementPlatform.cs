@@ -62,7 +62,7 @@ internal static class MeasurementPlatforms
             return new MacPlatform(new MacSystem());
         }
 
-        throw new MeasureException($"dotnet-cow-measure runs on Linux, Windows and macOS, not on {RuntimeInformation.OSDescription}.");
+        throw new MeasureException($"dotnet cow-measure runs on Linux, Windows and macOS, not on {RuntimeInformation.OSDescription}.");
     }
 
     /// <summary>The volume component's answer for a measured folder; a volume the OS will not describe stops the run with its reason.</summary>

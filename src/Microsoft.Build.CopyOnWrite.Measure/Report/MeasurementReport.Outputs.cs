@@ -143,7 +143,7 @@ internal sealed partial class MeasurementReport
     {
         var document = new
         {
-            tool = "dotnet-cow-measure",
+            tool = "dotnet cow-measure",
             measuredUtc = _when,
             package = new { version = _session.PackageVersion },
             command = CommandText(),
@@ -186,7 +186,7 @@ internal sealed partial class MeasurementReport
 
     private string CommandText()
     {
-        var text = new StringBuilder("dotnet-cow-measure ").Append(Quote(Display(_options.Target)));
+        var text = new StringBuilder("dotnet cow-measure ").Append(Quote(Display(_options.Target)));
         foreach (MeasuredVolume v in _volumes)
         {
             text.Append(" --volume ").Append(Quote(MeasuredVolume.LoopKinds.Contains(v.Requested) ? v.Requested : Display(v.Folder)));

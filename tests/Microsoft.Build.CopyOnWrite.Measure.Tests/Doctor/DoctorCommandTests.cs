@@ -13,7 +13,7 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 namespace Microsoft.Build.CopyOnWrite.Measure.Tests.Doctor;
 
 /// <summary>
-/// `dotnet-cow-measure doctor` on repositories on real loop volumes, with the package cache and fallback folders
+/// `dotnet cow-measure doctor` on repositories on real loop volumes, with the package cache and fallback folders
 /// NuGet itself resolves from the repository's NuGet.config.
 /// </summary>
 [TestClass]
@@ -205,7 +205,7 @@ public sealed class DoctorCommandTests
         Assert.IsTrue(strace.WaitForExit(TimeSpan.FromSeconds(60)), "the tool did not stop after Ctrl-C:\n" + strace.Output);
         string output = strace.Output;
         Assert.IsFalse(output.Contains("Result:", StringComparison.Ordinal), $"Ctrl-C during {probing} did not stop the check:\n{output}");
-        StringAssert.Contains(output, "dotnet-cow-measure: doctor: cancelled", $"after Ctrl-C during {probing} the tool did not end as cancelled:\n{output}");
+        StringAssert.Contains(output, "dotnet cow-measure doctor: cancelled", $"after Ctrl-C during {probing} the tool did not end as cancelled:\n{output}");
         CollectionAssert.AreEqual(before, Entries(repository), $"Ctrl-C during {probing} left a file behind:\n{output}");
     }
 

@@ -34,7 +34,7 @@ public sealed class BadInputTests
 
         ToolRun run = InstalledTool.Run(InstalledTool.OutsideAnyRepository, [solution]);
 
-        AssertOneLine(run, 2, "--volume");
+        AssertUsageError(run, "dotnet cow-measure", "Option '--volume' is required.");
     }
 
     [TestMethod]
@@ -106,13 +106,30 @@ public sealed class BadInputTests
         Assert.AreEqual(0, Directory.GetFileSystemEntries(folderVolume).Length, "the run's folder was left in " + folderVolume);
     }
 
-    /// <summary>verify takes PROJECT as an argument: an option it does not know must not be taken for a project that does not exist.</summary>
+    /// <summary>
+    /// Every command takes a folder or file argument, so an option it does not know must be named as such (not taken
+    /// for a project that does not exist), with the command's usage, exit code 2 and nothing done.
+    /// </summary>
     [TestMethod]
-    public void Verify_with_an_option_it_does_not_know_is_one_line_naming_it_and_exit_code_2()
+    [DataRow("doctor", "--bogus", "[FOLDER...] [--json FILE] [--require-clone]")]
+    [DataRow("verify", "--repair", "[PROJECT] [--packages FOLDER] [--json FILE]")]
+    [DataRow("predict", "--bogus", "BINLOG [--json FILE]")]
+    [DataRow("", "--bogus", "PATH --volume FOLDER|xfs|btrfs|ext4 [--runs N]")]
+    public void An_option_a_command_does_not_know_is_named_with_the_commands_usage_and_exit_code_2(string command, string option, string usage)
     {
-        ToolRun run = InstalledTool.Run(InstalledTool.OutsideAnyRepository, ["verify", "--repair"]);
+        ToolRun run = InstalledTool.Run(InstalledTool.OutsideAnyRepository, command.Length == 0 ? [option, "x.sln", "--volume", "xfs"] : [command, option]);
 
-        AssertOneLine(run, 2, "verify: unknown option --repair.");
+        string name = command.Length == 0 ? "dotnet cow-measure" : "dotnet cow-measure " + command;
+        AssertUsageError(run, name, $"unknown option {option}.");
+        StringAssert.Contains(run.ErrorLines[1], usage);
+    }
+
+    private static void AssertUsageError(ToolRun run, string command, string expected)
+    {
+        Assert.AreEqual(2, run.ExitCode, run.ToString());
+        Assert.AreEqual(2, run.ErrorLines.Count, "expected the problem and the usage on standard error:\n" + run);
+        Assert.AreEqual($"{command}: {expected}", run.ErrorLines[0], run.ToString());
+        StringAssert.StartsWith(run.ErrorLines[1], $"Usage: {command} ");
         Assert.AreEqual(string.Empty, run.Output);
     }
 
@@ -120,7 +137,7 @@ public sealed class BadInputTests
     {
         Assert.AreEqual(exitCode, run.ExitCode, run.ToString());
         Assert.AreEqual(1, run.ErrorLines.Count, "expected exactly one line on standard error:\n" + run);
-        StringAssert.StartsWith(run.ErrorLines[0], "dotnet-cow-measure: ");
+        StringAssert.StartsWith(run.ErrorLines[0], "dotnet cow-measure: ");
         StringAssert.Contains(run.ErrorLines[0], expected);
     }
 

@@ -9,7 +9,7 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 namespace Microsoft.Build.CopyOnWrite.Measure.Tests.EndToEnd;
 
 /// <summary>
-/// dotnet-cow-measure installed from its package into a folder with no repository around it, measuring a solution
+/// dotnet cow-measure installed from its package into a folder with no repository around it, measuring a solution
 /// on two folders passed as paths: one on a loop-mounted XFS (reflink) volume and one on ext4.
 /// </summary>
 [TestClass]

@@ -19,7 +19,7 @@ public sealed record ToolRun(int ExitCode, string Output, string Error)
 }
 
 /// <summary>
-/// dotnet-cow-measure as a user gets it: packed once per test run from the working tree, then installed with
+/// dotnet cow-measure as a user gets it: packed once per test run from the working tree, then installed with
 /// `dotnet tool install --tool-path` from that package folder, into a folder with no repository around it and a
 /// NuGet cache of its own (so no older package of the same version can stand in).
 /// </summary>
@@ -88,7 +88,7 @@ public static class InstalledTool
         if (!process.WaitForExit(timeout ?? TimeSpan.FromMinutes(15)))
         {
             process.Kill(entireProcessTree: true);
-            Assert.Fail($"dotnet-cow-measure did not finish in time:\n{output}\n{error}");
+            Assert.Fail($"dotnet cow-measure did not finish in time:\n{output}\n{error}");
         }
 
         process.WaitForExit();

@@ -13,7 +13,7 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 namespace Microsoft.Build.CopyOnWrite.Measure.Tests.PackageCache;
 
 /// <summary>
-/// `dotnet-cow-measure verify` on package folders NuGet itself extracted: a real restore, damaged the way a build with
+/// `dotnet cow-measure verify` on package folders NuGet itself extracted: a real restore, damaged the way a build with
 /// MSBuild's hard links damages it (dotnet/msbuild#8273) or by hand, one way a test. Every run is checked to leave the
 /// package folder as it found it, bytes and times.
 /// </summary>
@@ -197,7 +197,7 @@ public sealed class VerifyCommandTests
 
         Assert.AreEqual(Program.BadInput, exit, error.ToString());
         Assert.AreEqual(
-            $"dotnet-cow-measure: verify --packages {folder}: not a NuGet package folder: expected ID/VERSION/ID.VERSION.nupkg below it with the files NuGet extracted from it, as in ~/.nuget/packages, "
+            $"dotnet cow-measure verify --packages {folder}: not a NuGet package folder: expected ID/VERSION/ID.VERSION.nupkg below it with the files NuGet extracted from it, as in ~/.nuget/packages, "
                 + "and none of its folders holds a package. Name the folder `dotnet nuget locals global-packages --list` prints, or a fallback folder.",
             error.ToString().Trim());
         Assert.AreEqual(string.Empty, output.ToString());
@@ -212,7 +212,7 @@ public sealed class VerifyCommandTests
         int exit = VerifyCommand.Run(null, [Sample.Value.Cache], null, output, error, cancellation: new System.Threading.CancellationToken(canceled: true));
 
         Assert.AreEqual(Program.MeasurementFailed, exit);
-        Assert.AreEqual("dotnet-cow-measure: verify: cancelled; nothing was changed.", error.ToString().Trim());
+        Assert.AreEqual("dotnet cow-measure verify: cancelled; nothing was changed.", error.ToString().Trim());
         Assert.AreEqual(string.Empty, output.ToString());
     }
 
