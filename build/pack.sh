@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Both packages of this repository, of one version, into one folder: the SDK (src/Microsoft.Build.CopyOnWrite)
-# and its measurement tool dotnet-cow-measure (src/Microsoft.Build.CopyOnWrite.Measure), into artifacts/packages/
+# and its measurement tool dotnet cow-measure (src/Microsoft.Build.CopyOnWrite.Measure), into artifacts/packages/
 # or the folder given first; further arguments go to both dotnet pack commands. It is the release command
 # (CONTRIBUTING.md, "Releasing") and the README's "Get it" command, and it ends by printing the folder, the
 # NuGet.config that makes it a package source, and the tool's install line.
@@ -46,7 +46,7 @@ cat <<EOF
 
 Packed version $version into $output:
   Microsoft.Build.CopyOnWrite.$version.nupkg           the SDK
-  Microsoft.Build.CopyOnWrite.Measure.$version.nupkg   dotnet-cow-measure, the tool
+  Microsoft.Build.CopyOnWrite.Measure.$version.nupkg   dotnet cow-measure, the tool
 
 Make that folder a package source: a NuGet.config beside your repository's global.json (or add the <add> line to yours):
 
@@ -75,7 +75,8 @@ With packageSourceMapping, every package comes only from the sources mapped to i
   </packageSourceMapping>
 </configuration>
 
-The tool, from the same folder:
+The tool, from the same folder, as a local tool of your repository (in its root; on CI, dotnet tool restore):
 
-dotnet tool install --global Microsoft.Build.CopyOnWrite.Measure --version $version --add-source $output
+dotnet new tool-manifest
+dotnet tool install --local Microsoft.Build.CopyOnWrite.Measure --version $version --add-source $output
 EOF

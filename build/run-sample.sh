@@ -5,13 +5,13 @@
 #   1. build/pack.sh: the SDK and the tool (which carries that same SDK package) into artifacts/packages.
 #   2. dotnet tool install of the tool from that folder into artifacts/tools (a private package cache, so the
 #      packages just made are the ones used).
-#   3. dotnet-cow-measure doctor on the sample: which folders of its build are on which volume, which clone, what to
-#      type where they do not (the same check as `dotnet msbuild -t:CopyOnWriteDoctor`).
+#   3. dotnet cow-measure doctor on the sample: which folders of its build are on which volume, which clone, what to
+#      type where they do not.
 #   4. A clean build of the sample where it is, with CopyOnWriteSummaryLogger and no console logger: what it
 #      prints is the summary logger's own output.
-#   5. A stock build of the sample (MSBuild's own Copy) with a binary log, and dotnet-cow-measure predict on it: the
+#   5. A stock build of the sample (MSBuild's own Copy) with a binary log, and dotnet cow-measure predict on it: the
 #      forecast of what cloning could give, before anything is measured.
-#   6. dotnet-cow-measure on the sample, one clean build of each Copy task per volume after a warm-up build (as root,
+#   6. dotnet cow-measure on the sample, one clean build of each Copy task per volume after a warm-up build (as root,
 #      xfsprogs installed first when missing): its table, and where its report and chart are (artifacts/measurement/).
 #   7. The closing lines (build/summarize-sample.py): what cloning saved here, in numbers, beside the forecast.
 set -euo pipefail
@@ -24,7 +24,7 @@ rm -rf "$NUGET_PACKAGES/microsoft.build.copyonwrite" "$NUGET_PACKAGES/microsoft.
 started=$(date +%s)
 echo "== Machine: $(nproc) cores; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-echo "== Packing the SDK and its measurement tool (dotnet-cow-measure): build/pack.sh"
+echo "== Packing the SDK and its measurement tool (dotnet cow-measure): build/pack.sh"
 "$repo/build/pack.sh" "$artifacts/packages" -v:q
 version=$(dotnet msbuild "$repo/src/Microsoft.Build.CopyOnWrite.Measure" -nologo -getProperty:PackageVersion)
 
@@ -34,7 +34,7 @@ rm -rf "$artifacts/tools"
 dotnet tool install Microsoft.Build.CopyOnWrite.Measure --version "$version" --tool-path "$artifacts/tools" --add-source "$artifacts/packages"
 
 echo
-echo "== Can this machine clone what the sample builds? dotnet-cow-measure doctor samples/Snowball"
+echo "== Can this machine clone what the sample builds? dotnet cow-measure doctor samples/Snowball"
 "$artifacts/tools/dotnet-cow-measure" doctor "$repo/samples/Snowball"
 
 echo
@@ -73,13 +73,13 @@ else
 fi
 
 echo
-echo "== Forecast from a stock build of the sample (MSBuild's own Copy): dotnet-cow-measure predict"
+echo "== Forecast from a stock build of the sample (MSBuild's own Copy): dotnet cow-measure predict"
 rm -rf "$snowball"/*/bin "$snowball"/*/obj "$snowball/artifacts"
 dotnet build "$snowball/Snowball.sln" -nologo -nr:false -v:q -p:DisableCopyOnWrite=true -bl:"$artifacts/sample-stock.binlog"
 "$artifacts/tools/dotnet-cow-measure" predict "$artifacts/sample-stock.binlog" --json "$artifacts/forecast.json"
 
 echo
-echo "== Measuring the sample: dotnet-cow-measure samples/Snowball/Snowball.sln ${volumes[*]}"
+echo "== Measuring the sample: dotnet cow-measure samples/Snowball/Snowball.sln ${volumes[*]}"
 rm -rf "$artifacts/measurement"
 "$artifacts/tools/dotnet-cow-measure" "$snowball/Snowball.sln" --root "$repo/samples" "${volumes[@]}" \
   --runs 1 --no-incremental --loop-dir "$artifacts/measure-loops" --out "$artifacts/measurement"

@@ -69,6 +69,10 @@ public sealed class CrossVolumeDiagnosisTests
         var pairs = summary.RootElement.GetProperty("volumePairs").EnumerateArray().ToArray();
         Assert.AreEqual(2, pairs.Length, output);
         Assert.AreEqual(4, pairs.Single(p => p.GetProperty("from").GetString() == $"{ext4.MountPoint} (ext4)").GetProperty("copied").GetProperty("files").GetInt32());
+
+        // The build-wide diagnosis counts the whole build (the two Copy tasks' data lines added up), and says so.
+        string buildWide = lines.Single(line => line.StartsWith("CopyOnWrite: ", System.StringComparison.Ordinal) && line.Contains("were copied, not cloned", System.StringComparison.Ordinal));
+        StringAssert.StartsWith(buildWide, "CopyOnWrite: 4 files (976.6 KiB) in this build were copied, not cloned, because they come from ");
     }
 
     [TestMethod]

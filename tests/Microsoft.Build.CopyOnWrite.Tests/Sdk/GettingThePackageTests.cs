@@ -74,7 +74,7 @@ public sealed class GettingThePackageTests
         Assert.AreEqual(Sha256(File.ReadAllBytes(earlierSdkPackage)), sdkHash, "packing the same tree at the same commit twice gave two SDK packages of one version (every file's time in the package is the HEAD commit's: a commit between the two packs changes it)");
 
         StringAssert.Contains(pack.Output, $"Packed version {version} into {folder}:");
-        StringAssert.Contains(pack.Output, $"dotnet tool install --global Microsoft.Build.CopyOnWrite.Measure --version {version} --add-source {folder}");
+        StringAssert.Contains(pack.Output, $"dotnet tool install --local Microsoft.Build.CopyOnWrite.Measure --version {version} --add-source {folder}");
         XDocument[] configs = Regex.Matches(pack.Output, @"<\?xml.*?</configuration>", RegexOptions.Singleline).Select(match => XDocument.Parse(match.Value)).ToArray();
         Assert.AreEqual(2, configs.Length, "a NuGet.config without and one with packageSourceMapping:\n" + pack.Output);
         foreach (XDocument config in configs)

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.RegularExpressions;
@@ -8,10 +9,11 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
 /// <summary>
-/// A newcomer's first ten minutes, taken from the README's own text: the packages its get-it command made (the
-/// command itself is run by GettingThePackageTests), its NuGet.config, its Directory.Build.props and global.json lines,
-/// a solution made with `dotnet new`, the package cache on the repository's volume and empty, and a plain
-/// `dotnet build` with the README's summary logger line, on XFS: the build says it cloned, and the file system agrees.
+/// The README's quick start, step by step from its own text, on XFS: the package cache on the volume and empty, the
+/// packages its get-it command made (the command itself is run by GettingThePackageTests), its NuGet.config,
+/// Directory.Build.props and global.json lines, a solution made with `dotnet new`, its build line with the summary
+/// logger (the build says it cloned, and the file system agrees), its filefrag line, and its tool lines (a local tool,
+/// then the doctor, which finds the repository clones what it builds).
 /// </summary>
 [TestClass]
 public sealed class ReadmeWalkthroughTests
@@ -19,7 +21,7 @@ public sealed class ReadmeWalkthroughTests
     private static readonly string Readme = File.ReadAllText(Path.Combine(RepositoryLayout.Root, "README.md"));
 
     [TestMethod]
-    public void A_dotnet_new_solution_set_up_as_the_README_says_clones_on_XFS_and_the_summary_says_so()
+    public void A_dotnet_new_solution_set_up_as_the_READMEs_quick_start_says_clones_on_XFS_and_the_summary_the_file_system_and_the_doctor_agree()
     {
         LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("newcomer");
@@ -39,9 +41,9 @@ public sealed class ReadmeWalkthroughTests
             Assert.IsTrue(made.Succeeded, $"dotnet {string.Join(' ', step)}:\n{made.Output}");
         }
 
-        string buildLine = ReadmeBlock("sh", "dotnet build -logger:").Split('\n').Single(line => line.StartsWith("dotnet build -logger:", StringComparison.Ordinal));
-
-        ProcessResult build = ProcessRunner.Run("bash", ["-c", buildLine], repository, environment, TimeSpan.FromMinutes(10));
+        ProcessResult build = RunReadmeLines(ReadmeBlock("sh", "dotnet build -logger:"), repository, environment);
+        ProcessResult filefrag = RunReadmeLines(ReadmeBlock("sh", "filefrag -v"), repository, environment);
+        ProcessResult tool = RunReadmeLines(ReadmeBlock("sh", "dotnet tool install --local").Replace("~/cow-packages", SdkPackage.Folder, StringComparison.Ordinal).Replace("2.0.0", SdkPackage.Version, StringComparison.Ordinal), repository, environment);
 
         Assert.IsTrue(build.Succeeded, build.Output);
         StringAssert.Matches(build.Output, new Regex(@"CopyOnWrite build summary: cloned \d+ files"), "the summary logger says what it cloned:\n" + build.Output);
@@ -49,7 +51,15 @@ public sealed class ReadmeWalkthroughTests
         string copied = Path.Combine(repository, "App", "bin", "Debug", "net10.0", "Lib.dll");
         Assert.IsTrue(TestFiles.SameBytes(library, copied));
         SharedExtents.AssertAllShared(copied, "the library the console app's build copied is a clone of the library's own output");
+        Assert.IsTrue(filefrag.Succeeded && int.Parse(filefrag.Output.Trim().Split('\n')[^1]) > 0, "the README's filefrag line finds shared extents:\n" + filefrag.Output);
+        Assert.IsTrue(tool.Succeeded, "the README's tool lines:\n" + tool.Output);
+        StringAssert.Contains(tool.Output, "What a build with CopyOnWriteMode=Required would do", tool.Output);
+        Assert.IsTrue(File.Exists(Path.Combine(repository, "dotnet-tools.json")) || File.Exists(Path.Combine(repository, ".config", "dotnet-tools.json")), "a local tool, in the repository's manifest");
     }
+
+    /// <summary>The lines of a README block, run by bash in <paramref name="folder"/> as a user types them (set -e: the first failing line fails it).</summary>
+    private static ProcessResult RunReadmeLines(string block, string folder, IDictionary<string, string?> environment)
+        => ProcessRunner.Run("bash", ["-ec", block], folder, environment, TimeSpan.FromMinutes(10));
 
     /// <summary>The first fenced block of the README in that language that contains <paramref name="containing"/>.</summary>
     private static string ReadmeBlock(string language, string containing)

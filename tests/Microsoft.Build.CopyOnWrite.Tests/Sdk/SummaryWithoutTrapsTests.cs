@@ -83,6 +83,24 @@ public sealed class SummaryWithoutTrapsTests
     }
 
     /// <summary>
+    /// With a package reference (plain or global), Directory.Build.props does not hold the logger's property: the
+    /// README's line for those routes restores, then asks a project, and prints the summary from an empty cache.
+    /// </summary>
+    [TestMethod]
+    [DataRow(PackageRoute.PackageReference)]
+    [DataRow(PackageRoute.GlobalPackageReference)]
+    public void The_READMEs_summary_command_for_a_package_reference_route_prints_the_summary_with_an_empty_package_cache(PackageRoute route)
+    {
+        string emptyCache = TestScratch.NewFolder("empty-package-cache");
+        ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("summary-" + route), route, packageCache: emptyCache);
+        string line = ReadmeSummaryCommand(".csproj").Replace("App/App.csproj", "Lib.csproj", StringComparison.Ordinal);
+
+        ProcessResult build = ProcessRunner.Run("bash", ["-c", line + " -nologo -nr:false"], repository.Root, Environment(emptyCache), TimeSpan.FromMinutes(10));
+
+        AssertSummaryPrintedBy(build, SdkPackage.Version, emptyCache);
+    }
+
+    /// <summary>
     /// Why the README no longer shows a Directory.Build.rsp: MSBuild creates loggers before restore, so the line it
     /// showed fails restore itself (MSB1021) where the package cache does not hold the package; and the variable
     /// MSBuild reads logging arguments from takes no logger (MSB1070).
@@ -110,15 +128,17 @@ public sealed class SummaryWithoutTrapsTests
 
     /// <summary>The README's summary command, as the README writes it, run by bash in the repository.</summary>
     private static ProcessResult RunReadmeSummaryCommand(ConsumerRepository repository, IDictionary<string, string?> environment)
-        => ProcessRunner.Run("bash", ["-c", ReadmeSummaryCommand() + " -nologo -nr:false"], repository.Root, environment, TimeSpan.FromMinutes(10));
+        => ProcessRunner.Run("bash", ["-c", ReadmeSummaryCommand("Directory.Build.props") + " -nologo -nr:false"], repository.Root, environment, TimeSpan.FromMinutes(10));
 
-    private static string ReadmeSummaryCommand()
+    /// <summary>The README's one command that turns the summary on and reads the logger from <paramref name="askedFrom"/> (Directory.Build.props: the &lt;Sdk&gt; route; .csproj: the package references').</summary>
+    private static string ReadmeSummaryCommand(string askedFrom)
     {
         string[] commands = File.ReadAllLines(Path.Combine(RepositoryLayout.Root, "README.md"))
-            .Where(line => line.StartsWith("dotnet build -logger:", StringComparison.Ordinal) && line.Contains("CopyOnWriteSummaryLogger", StringComparison.Ordinal))
+            .Where(line => line.StartsWith("dotnet ", StringComparison.Ordinal) && line.Contains("dotnet build -logger:", StringComparison.Ordinal) && line.Contains("CopyOnWriteSummaryLogger", StringComparison.Ordinal))
+            .Where(line => line.Contains(askedFrom + " -getProperty", StringComparison.Ordinal))
             .Distinct()
             .ToArray();
-        Assert.AreEqual(1, commands.Length, "the README must show one command that turns the summary on: " + string.Join(" | ", commands));
+        Assert.AreEqual(1, commands.Length, $"the README must show one command that turns the summary on from {askedFrom}: " + string.Join(" | ", commands));
         return commands[0];
     }
 
