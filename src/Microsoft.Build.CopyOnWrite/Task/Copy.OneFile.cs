@@ -55,38 +55,18 @@ public sealed partial class Copy
             return false;
         }
 
-        return CopyWithRetries(sourceSpec, destinationSpec, sourcePath, destinationPath, destination, source, options) && Succeeded(pair);
-    }
-
-    private bool Succeeded(CopyPair pair)
-    {
-        if (DestinationFolder is null)
-        {
-            pair.Source.CopyMetadataTo(pair.Destination);
-        }
-
-        return true;
-    }
-
-    private static bool IsUnchanged(string sourcePath, string destinationPath, out long length)
-    {
-        var source = new FileInfo(sourcePath);
-        var destination = new FileInfo(destinationPath);
-        length = source.Exists ? source.Length : 0;
-        return source.Exists && destination.Exists
-            && source.Length == destination.Length
-            && source.LastWriteTimeUtc == destination.LastWriteTimeUtc;
-    }
-
-    /// <param name="destination">What the destination was found to be just before (for the first attempt only: a retry looks again).</param>
-    /// <param name="source">What the source was found to be just before, links followed (the first attempt only, too).</param>
-    private bool CopyWithRetries(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, EntryKind destination, EntryKind source, CopyOptions options)
-    {
+        // The retries are here, not in a method of their own: one frame fewer between Execute and the clone call. A
+        // retry looks at the source and destination again (Unknown); the first attempt uses what was just found.
         for (int retry = 0; ; retry++)
         {
             try
             {
-                return CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? destination : EntryKind.Unknown, retry == 0 ? source : EntryKind.Unknown, options);
+                if (!CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? destination : EntryKind.Unknown, retry == 0 ? source : EntryKind.Unknown, options))
+                {
+                    return false;
+                }
+
+                break;
             }
             catch (OperationCanceledException)
             {
@@ -118,6 +98,28 @@ public sealed partial class Copy
                 return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
             }
         }
+
+        return Succeeded(pair);
+    }
+
+    private bool Succeeded(CopyPair pair)
+    {
+        if (DestinationFolder is null)
+        {
+            pair.Source.CopyMetadataTo(pair.Destination);
+        }
+
+        return true;
+    }
+
+    private static bool IsUnchanged(string sourcePath, string destinationPath, out long length)
+    {
+        var source = new FileInfo(sourcePath);
+        var destination = new FileInfo(destinationPath);
+        length = source.Exists ? source.Length : 0;
+        return source.Exists && destination.Exists
+            && source.Length == destination.Length
+            && source.LastWriteTimeUtc == destination.LastWriteTimeUtc;
     }
 
     private bool IsRetryable(Exception e, string sourceSpec, string destinationSpec, CopyOptions options)

@@ -146,41 +146,36 @@ public sealed partial class Copy
     /// task partitions) run in input order on one thread, so "last source wins" and "a repeated pair is handled
     /// once" hold as in the stock task.
     /// </summary>
-    private bool RunPairs(List<CopyPair> pairs, CopyOptions options)
+    /// <summary>
+    /// Copies one destination's pairs in order (the stock task's order for a destination named twice); the groups run
+    /// side by side (<see cref="InputOrderParallel"/>, called by Execute). Failures are counted in <see cref="_failures"/>.
+    /// </summary>
+    private void RunGroup(List<CopyPair> group)
     {
-        List<List<CopyPair>> byDestination = GroupByDestination(pairs);
-
-        int failures = 0;
-        void RunGroup(List<CopyPair> group)
+        string? previousSource = null;
+        foreach (CopyPair pair in group)
         {
-            string? previousSource = null;
-            foreach (CopyPair pair in group)
+            if (_cancellation.IsCancellationRequested)
             {
-                if (_cancellation.IsCancellationRequested)
-                {
-                    Interlocked.Increment(ref failures);
-                    return;
-                }
+                Interlocked.Increment(ref _failures);
+                return;
+            }
 
-                // The same pair as the one before it for this destination: not attempted again, and reported as
-                // copied even when that attempt failed (what the stock task does).
-                if (previousSource is not null && string.Equals(previousSource, pair.Source.ItemSpec, MSBuildHost.PathComparison))
-                {
-                    pair.Succeeded = Succeeded(pair);
-                    continue;
-                }
+            // The same pair as the one before it for this destination: not attempted again, and reported as
+            // copied even when that attempt failed (what the stock task does).
+            if (previousSource is not null && string.Equals(previousSource, pair.Source.ItemSpec, MSBuildHost.PathComparison))
+            {
+                pair.Succeeded = Succeeded(pair);
+                continue;
+            }
 
-                previousSource = pair.Source.ItemSpec;
-                pair.Succeeded = CopyOne(pair, options);
-                if (!pair.Succeeded)
-                {
-                    Interlocked.Increment(ref failures);
-                }
+            previousSource = pair.Source.ItemSpec;
+            pair.Succeeded = CopyOne(pair, _options);
+            if (!pair.Succeeded)
+            {
+                Interlocked.Increment(ref _failures);
             }
         }
-
-        InputOrderParallel.ForEach(byDestination, DegreeOfParallelism(), RunGroup);
-        return failures == 0;
     }
 
     /// <summary>The pairs per destination spec, in the order each destination first appears.</summary>

@@ -37,6 +37,8 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     private readonly ICloneEngine _engine;
     private readonly Func<string, string?> _environment;
     private CopySummary _summary = new();
+    private int _failures;
+    private CopyOptions _options;
     private bool? _useSymboliclinksIfPossible;
     private int _wroteAtLeastOneFile;
 
@@ -141,7 +143,10 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
             EngineFaultWarning.ReportSelectionFault(Log, engineFault);
         }
 
-        bool allSucceeded = RunPairs(pairs, options);
+        _failures = 0;
+        _options = options;
+        InputOrderParallel.ForEach(GroupByDestination(pairs), DegreeOfParallelism(), RunGroup); // a method group: no frame between
+        bool allSucceeded = _failures == 0;
         var copied = new List<ITaskItem>(pairs.Count);
         foreach (CopyPair pair in pairs)
         {
