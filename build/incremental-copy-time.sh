@@ -8,7 +8,7 @@
 # can do better than), under two logging conditions:
 #   quiet: -v:m and no other logger: the in-process node tells the task nobody takes its low-importance lines, so it
 #          makes no data line; the out-of-process node says they are taken (it did at -v:m), so it makes them
-#   lines: -v:n and the summary logger: every line made and sent, as dotnet-cow-measure builds
+#   lines: -v:n and the summary logger: every line made and sent, as dotnet cow-measure builds
 # Each task has its own copy of samples/ and package cache in VOLUME_FOLDER (a folder on the volume to measure).
 # Prints "RUN CONDITION TASK MILLISECONDS CALLS" per build, then medians, ranges and the ratio to stock.
 # usage: build/incremental-copy-time.sh VOLUME_FOLDER PKG_NEW PKG_OLD [RUNS [CONDITIONS]]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The main job's closing lines: what cloning saved on this machine, in numbers, and the forecast beside it.
 
-Reads dotnet-cow-measure's measurement.json and predict's forecast.json (run-sample.sh writes both) and prints, for
+Reads dotnet cow-measure's measurement.json and predict's forecast.json (run-sample.sh writes both) and prints, for
 each volume that cloned, what our Copy task cloned and the disk the build took there against the baseline volume,
 and the forecast made from a stock build before anything was measured. Nothing is printed that was not measured.
 """

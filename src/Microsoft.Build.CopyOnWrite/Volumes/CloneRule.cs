@@ -24,7 +24,7 @@ internal enum SourceOrigin
 
 /// <summary>
 /// The one rule that says whether a file a build copies fails CopyOnWriteMode=Required, read by the build (COW001, through
-/// <c>Settings/CopySources</c>), the doctor (its verdict, COW005, `cow-measure doctor --require-clone`) and the forecast
+/// <c>Settings/CopySources</c>), the doctor (its verdict, `dotnet cow-measure doctor --require-clone`) and the forecast
 /// (its grouping of volumes): a file goes as a clone when its source and destination are on one file system and that
 /// file system clones; a copy is accepted only from a place the user cannot move (the installations that run the
 /// build, a NuGet fallback folder of NUGET_FALLBACK_PACKAGES) or that the project lists in CopyOnWriteAcceptCopiesFrom.
