@@ -40,6 +40,8 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     private int _linkedFiles;
     private int _clonedInsteadOfLinksFiles;
     private long _clonedInsteadOfLinksBytes;
+    private int _replacedLinksFiles;
+    private long _replacedLinksBytes;
     private int _upToDateFiles;
     private long _upToDateBytes;
     private string? _summaryFile;
@@ -110,6 +112,8 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             _linkedFiles += data.LinkedFiles;
             _clonedInsteadOfLinksFiles += data.ClonedInsteadOfLinksFiles;
             _clonedInsteadOfLinksBytes += data.ClonedInsteadOfLinksBytes;
+            _replacedLinksFiles += data.ReplacedLinksFiles;
+            _replacedLinksBytes += data.ReplacedLinksBytes;
             _upToDateFiles += data.UpToDateFiles;
             _upToDateBytes += data.UpToDateBytes;
             foreach (CopyData.ReasonEntry reason in data.Reasons)
@@ -173,6 +177,12 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             {
                 // Counted apart: against links these saved no space, but nothing written into an output reaches its source.
                 parts.Add($"{(_clonedInsteadOfLinksFiles == _clonedFiles ? "all" : _clonedInsteadOfLinksFiles.ToString(CultureInfo.InvariantCulture))} of them ({FileSizeText.Format(_clonedInsteadOfLinksBytes)}) where links were asked for (CopyOnWriteInsteadOfLinks)");
+            }
+
+            if (_replacedLinksFiles > 0)
+            {
+                // Outputs an earlier build linked to their sources (often the package cache), no longer shared with them.
+                parts.Add($"replaced {CopySummary.ReplacedLinks(_replacedLinksFiles)} among them ({FileSizeText.Format(_replacedLinksBytes)}; the outputs were links to their sources)");
             }
         }
 
@@ -296,6 +306,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         json.Append("\"copied\":{\"files\":").Append(_copiedFiles).Append(",\"bytes\":").Append(_copiedBytes).Append("},");
         json.Append("\"linked\":{\"files\":").Append(_linkedFiles).Append("},");
         json.Append("\"clonedInsteadOfLinks\":{\"files\":").Append(_clonedInsteadOfLinksFiles).Append(",\"bytes\":").Append(_clonedInsteadOfLinksBytes).Append("},");
+        json.Append("\"replacedLinks\":{\"files\":").Append(_replacedLinksFiles).Append(",\"bytes\":").Append(_replacedLinksBytes).Append("},");
         json.Append("\"upToDate\":{\"files\":").Append(_upToDateFiles).Append(",\"bytes\":").Append(_upToDateBytes).Append("},");
         json.Append("\"copiedBecause\":[");
         json.Append(string.Join(",", _reasons.Select(entry =>

@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Framework;
@@ -11,12 +12,13 @@ namespace Microsoft.Build.CopyOnWrite;
 // half replaced. With CopyOnWriteInsteadOfLinks, a clone is made instead where one can be (TryCloneInsteadOfLink).
 public sealed partial class Copy
 {
-    private LinkOutcome TryLink(string sourcePath, string destinationPath, bool destinationInTheWay, EntryKind destination, CopyOptions options)
+    /// <param name="replacingLinkToSource">The destination is a symbolic link to the source (CopyOnWriteInsteadOfLinks only): a clone made instead is also counted as a link replaced.</param>
+    private LinkOutcome TryLink(string sourcePath, string destinationPath, bool destinationInTheWay, EntryKind destination, CopyOptions options, bool replacingLinkToSource)
     {
         // Where the stock task keeps the destination, its link fails (and ErrorIfLinkFails fails the Copy): that stays
         // as it is, so a clone is tried only where a link could have been made.
         if (options.CloneInsteadOfLinks && (UseHardlinksIfPossible || options.UseSymbolicLinks) && !destinationInTheWay
-            && TryCloneInsteadOfLink(sourcePath, destinationPath, destination))
+            && TryCloneInsteadOfLink(sourcePath, destinationPath, destination, replacingLinkToSource))
         {
             return LinkOutcome.ClonedInstead;
         }
@@ -87,26 +89,16 @@ public sealed partial class Copy
     /// cost what the links save. A file the file system refuses to clone even so (rare: immutable, a swap file) has
     /// then been copied; the link asked for replaces that copy.
     /// </remarks>
-    private bool TryCloneInsteadOfLink(string sourcePath, string destinationPath, EntryKind destination)
+    private bool TryCloneInsteadOfLink(string sourcePath, string destinationPath, EntryKind destination, bool replacingLinkToSource)
     {
-        string? sourceFolder = Path.GetDirectoryName(sourcePath);
-        string? destinationFolder = Path.GetDirectoryName(destinationPath);
-        if (string.IsNullOrEmpty(sourceFolder) || string.IsNullOrEmpty(destinationFolder))
+        if (!VolumesClone(sourcePath, destinationPath, out string why))
         {
-            return false;
-        }
-
-        VolumeCatalog volumes = VolumeCatalog.Shared;
-        try
-        {
-            if (!CloneRule.SameFileSystem(volumes.Locate(sourceFolder!), volumes.Locate(destinationFolder!)) || volumes.Inspect(destinationFolder!).CanClone != true)
+            if (replacingLinkToSource)
             {
-                return false;
+                SayLinkKept(sourcePath, destinationPath, why); // the link is made again, as asked
             }
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return false; // a volume that cannot be looked at is no reason to fail a Copy that asked for a link: link as asked
+
+            return false;
         }
 
         LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
@@ -123,11 +115,130 @@ public sealed partial class Copy
         if (result.Method != CloneMethod.Cloned && result.Reason != FallbackReason.EmptyFile)
         {
             ReportIfOurFault(result, sourcePath, destinationPath, linkedInstead: true); // the link asked for replaces the copy
+            if (replacingLinkToSource)
+            {
+                SayLinkKept(sourcePath, destinationPath, CopySummary.DescribeFallback(result.Reason, result.Detail));
+            }
+
             return false;
         }
 
         _summary.AddClonedInsteadOfLink(result, sourcePath, destinationPath);
+        if (replacingLinkToSource)
+        {
+            _summary.CountReplacedLink(result);
+            Log.LogMessage(MessageImportance.Normal, CopyOnWriteCodes.ReplacedLinkText(sourcePath, destinationPath));
+        }
+
         return true;
+    }
+
+    /// <summary>
+    /// Whether a file goes from <paramref name="sourcePath"/> to <paramref name="destinationPath"/> as a clone (one
+    /// file system, and it clones), by the volume catalog's cached answer; where not, <paramref name="why"/> says why.
+    /// </summary>
+    private static bool VolumesClone(string sourcePath, string destinationPath, out string why)
+    {
+        why = "the paths name no folder";
+        string? sourceFolder = Path.GetDirectoryName(sourcePath);
+        string? destinationFolder = Path.GetDirectoryName(destinationPath);
+        if (string.IsNullOrEmpty(sourceFolder) || string.IsNullOrEmpty(destinationFolder))
+        {
+            return false;
+        }
+
+        VolumeCatalog volumes = VolumeCatalog.Shared;
+        try
+        {
+            VolumeLocation source = volumes.Locate(sourceFolder!);
+            VolumeLocation destination = volumes.Locate(destinationFolder!);
+            if (!CloneRule.SameFileSystem(source, destination))
+            {
+                why = $"it is on another volume ({destination.Root}, {destination.FileSystem}) than its source ({source.Root}, {source.FileSystem})";
+                return false;
+            }
+
+            if (volumes.Inspect(destinationFolder!).CanClone != true)
+            {
+                why = $"{destination.Root} ({destination.FileSystem}) cannot clone";
+                return false;
+            }
+
+            return true;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            why = $"its volume could not be looked at ({e.Message})";
+            return false; // a volume that cannot be looked at is no reason to fail a Copy: what was asked for stands
+        }
+    }
+
+    /// <summary>
+    /// CopyOnWriteInsteadOfLinks and a destination the up-to-date check would skip: whether it is a link to its source
+    /// (a hard link, or a symbolic link that resolves to it), which an earlier build made before the setting. Not the
+    /// source's own directory entry under another spelling (a copy onto itself, which stays up to date). Linux only, as
+    /// <see cref="FileLinks.AreSameFile"/> is: two statx, asked only with the setting on.
+    /// </summary>
+    private static bool IsLinkToSource(string sourcePath, string destinationPath)
+        => !string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
+            && FileLinks.AreSameFile(sourcePath, destinationPath)
+            && !UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath);
+
+    /// <summary>
+    /// Replaces a destination that is a link to its source with a clone: a new file beside it, renamed over the link, so
+    /// nothing is written through the link and the source keeps its bytes and inode. Where the volumes cannot clone, or
+    /// the clone fails, the link stays (as the up-to-date check would have left it) and it is said. True when replaced.
+    /// </summary>
+    private bool TryReplaceLinkWithClone(string sourcePath, string destinationPath)
+    {
+        if (!VolumesClone(sourcePath, destinationPath, out string why))
+        {
+            SayLinkKept(sourcePath, destinationPath, why);
+            return false;
+        }
+
+        // Cloned beside the link under a name of our own and renamed over it only when it is a clone: a byte copy (the
+        // volume refused, or the catalog was wrong about it) would cost what the link saves, so the link then stays.
+        string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
+        CloneResult result;
+        try
+        {
+            result = _engine.CloneOrCopy(sourcePath, temporaryPath, _cancellation.Token, EntryKind.Missing);
+            if (result.Method != CloneMethod.Cloned)
+            {
+                AtomicFile.DeleteQuietly(temporaryPath);
+                ReportIfOurFault(result, sourcePath, destinationPath, linkedInstead: true);
+                SayLinkKept(sourcePath, destinationPath, CopySummary.DescribeFallback(result.Reason, result.Detail));
+                return false;
+            }
+
+            AtomicFile.Replace(temporaryPath, destinationPath);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException)
+        {
+            AtomicFile.DeleteQuietly(temporaryPath);
+            Log.LogMessage(MessageImportance.High, CopyOnWriteCodes.LinkNotReplacedText(sourcePath, destinationPath, e.Message));
+            return false;
+        }
+        catch (OperationCanceledException)
+        {
+            AtomicFile.DeleteQuietly(temporaryPath);
+            throw;
+        }
+
+        Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
+        _summary.AddReplacedLink(result, sourcePath, destinationPath);
+        Log.LogMessage(MessageImportance.Normal, CopyOnWriteCodes.ReplacedLinkText(sourcePath, destinationPath));
+        return true;
+    }
+
+    /// <summary>The first output of the build that stays a link to its source although the setting is on, said once (<see cref="OncePerBuild"/>).</summary>
+    private void SayLinkKept(string sourcePath, string destinationPath, string why)
+    {
+        if (OncePerBuild.First(BuildEngine, "Microsoft.Build.CopyOnWrite.LinkKept"))
+        {
+            Log.LogMessage(MessageImportance.High, CopyOnWriteCodes.LinkKeptText(sourcePath, destinationPath, why));
+        }
     }
 
     /// <summary>

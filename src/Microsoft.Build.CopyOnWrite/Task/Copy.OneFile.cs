@@ -27,8 +27,26 @@ public sealed partial class Copy
             return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
         }
 
+        // With CopyOnWriteInsteadOfLinks, a destination that is a link to its source (an earlier build's, before the
+        // setting) has the source's size and time but is not up to date: it is replaced by a clone where the volume
+        // clones. Off, nothing more is asked than the stock task's check (no system call: docs/links.md).
         if (SkipUnchangedFiles && IsUnchanged(sourcePath, destinationPath, out long length))
         {
+            if (options.CloneInsteadOfLinks && IsLinkToSource(sourcePath, destinationPath))
+            {
+                try
+                {
+                    if (TryReplaceLinkWithClone(sourcePath, destinationPath))
+                    {
+                        return Succeeded(pair);
+                    }
+                }
+                catch (OperationCanceledException)
+                {
+                    return false; // the build is ending; the link is as it was
+                }
+            }
+
             LogMessage(MessageImportance.Low, CopyMessages.DidNotCopyUnchanged, sourceSpec, destinationSpec, nameof(SkipUnchangedFiles), "true");
             _summary.AddUpToDate(length);
             return Succeeded(pair);
@@ -213,7 +231,10 @@ public sealed partial class Copy
         // with MSBUILDCOPYWITHOUTDELETE=1. Where it keeps it, its link call meets an existing file and fails (EEXIST).
         bool stockKeepsDestination = destinationExists && (options.CopyWithoutDelete || IsReadOnly(destinationPath));
 
-        LinkOutcome link = TryLink(sourcePath, destinationPath, stockKeepsDestination, destination, options);
+        // A symbolic link is never up to date (.NET reports the link's own size), so one an earlier build made to the
+        // source comes here; with the setting it is replaced like any destination, and counted as a link replaced.
+        bool replacingLinkToSource = options.CloneInsteadOfLinks && destinationIsLink && IsLinkToSource(sourcePath, destinationPath);
+        LinkOutcome link = TryLink(sourcePath, destinationPath, stockKeepsDestination, destination, options, replacingLinkToSource);
         if (link == LinkOutcome.Linked)
         {
             _summary.AddLinked();
@@ -271,6 +292,11 @@ public sealed partial class Copy
         }
 
         _summary.AddCloneResult(result, sourcePath, destinationPath);
+        if (replacingLinkToSource)
+        {
+            _summary.CountReplacedLink(result);
+        }
+
         ReportIfOurFault(result, sourcePath, destinationPath, linkedInstead: false);
 
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);

@@ -19,7 +19,8 @@ namespace Microsoft.Build.CopyOnWrite;
 /// clonedon=VOLUME,FILESYSTEM copiedon=VOLUME,FILESYSTEM,FILES,BYTES ...</c> (added later in version 1: clonedon, the
 /// volume the files were cloned on, when any were; copiedon, per destination volume, the files copied within it for
 /// any reason but another volume; insteadoflinks, after uptodate and only when there were some, the part of the cloned
-/// files that were cloned where the Copy asked for links, CopyOnWriteInsteadOfLinks).
+/// files that were cloned where the Copy asked for links, CopyOnWriteInsteadOfLinks; replacedlinks=FILES,BYTES, after
+/// it and only when there were some, the part of the cloned files that replaced an output that was a link to its source).
 /// A reason's DETAIL means, per NAME: FileSystemCannotClone, the destination's file system (also the source's: a
 /// clone is refused that way only within one volume); FileSystemRefused, the system's error; PlatformCannotClone,
 /// the processor; EngineFailed (added later in version 1), the first file's fault: our engine's step and error; empty otherwise (DifferentVolumes: its crossvolume entries name both sides). A crossvolume entry
@@ -44,6 +45,10 @@ internal sealed class CopyData
     public long ClonedInsteadOfLinksBytes { get; set; }
     public int UpToDateFiles { get; set; }
     public long UpToDateBytes { get; set; }
+
+    /// <summary>Of the cloned files, those that replaced an output that was a link to its source; written only when some did.</summary>
+    public int ReplacedLinksFiles { get; set; }
+    public long ReplacedLinksBytes { get; set; }
     public List<ReasonEntry> Reasons { get; } = new();
     public List<CrossVolumeEntry> CrossVolume { get; } = new();
 
@@ -83,6 +88,8 @@ internal sealed class CopyData
             ClonedInsteadOfLinksBytes = summary.ClonedInsteadOfLinksBytes,
             UpToDateFiles = summary.UpToDateFiles,
             UpToDateBytes = summary.UpToDateBytes,
+            ReplacedLinksFiles = summary.ReplacedLinksFiles,
+            ReplacedLinksBytes = summary.ReplacedLinksBytes,
         };
         // One entry per reason, in the order the reasons first appear, with the first group's detail. A loop: LINQ's
         // GroupBy over our enum is framework code made for our type, compiled by the JIT in every MSBuild node.
@@ -128,6 +135,12 @@ internal sealed class CopyData
         {
             Append(text, "insteadoflinks", ClonedInsteadOfLinksFiles, ClonedInsteadOfLinksBytes);
         }
+
+        if (ReplacedLinksFiles > 0)
+        {
+            Append(text, "replacedlinks", ReplacedLinksFiles, ReplacedLinksBytes);
+        }
+
         foreach (ReasonEntry reason in Reasons)
         {
             text.Append(" reason=").Append(Escape(reason.Reason)).Append(',').Append(Escape(reason.Detail)).Append(',')
@@ -197,6 +210,9 @@ internal sealed class CopyData
                         break;
                     case "insteadoflinks" when values.Length >= 2:
                         (data.ClonedInsteadOfLinksFiles, data.ClonedInsteadOfLinksBytes) = (Int(values[0]), Long(values[1]));
+                        break;
+                    case "replacedlinks" when values.Length >= 2:
+                        (data.ReplacedLinksFiles, data.ReplacedLinksBytes) = (Int(values[0]), Long(values[1]));
                         break;
                     case "reason" when values.Length >= 4:
                         data.Reasons.Add(new ReasonEntry(Unescape(values[0]), Unescape(values[1]), Int(values[2]), Long(values[3])));

@@ -40,6 +40,10 @@ internal sealed class CopySummary
     public int UpToDateFiles { get; private set; }
     public long UpToDateBytes { get; private set; }
 
+    /// <summary>Of the cloned files, those that replaced an output that was a link to its source (CopyOnWriteInsteadOfLinks).</summary>
+    public int ReplacedLinksFiles { get; private set; }
+    public long ReplacedLinksBytes { get; private set; }
+
     /// <summary>Where the first cloned file went (its volume is where this invocation cloned), or null.</summary>
     public string? FirstClonedDestination { get; private set; }
 
@@ -175,6 +179,26 @@ internal sealed class CopySummary
         }
     }
 
+    /// <summary>As <see cref="AddCloneResult(CloneResult, string, string)"/> for a clone that replaced a link to its source; also counted apart.</summary>
+    public void AddReplacedLink(CloneResult result, string sourcePath, string destinationPath)
+    {
+        AddCloneResult(result, sourcePath, destinationPath);
+        CountReplacedLink(result);
+    }
+
+    /// <summary>Counts apart, among the files already added, a clone that replaced an output that was a link to its source.</summary>
+    public void CountReplacedLink(CloneResult result)
+    {
+        if (result.Method == CloneMethod.Cloned)
+        {
+            lock (_lock)
+            {
+                ReplacedLinksFiles++;
+                ReplacedLinksBytes += result.Bytes;
+            }
+        }
+    }
+
     public void AddLinked()
     {
         lock (_lock)
@@ -195,7 +219,8 @@ internal sealed class CopySummary
     /// <summary>
     /// E.g. "CopyOnWrite: cloned 12 files (48.2 MiB), copied 3 files (1.1 MiB) because ext4 cannot clone,
     /// 40 files already up to date." Only the kinds that happened are named; clones made where links were asked for
-    /// are named after the clones ("cloned 2 files (14.4 KiB), all of them where links were asked for (CopyOnWriteInsteadOfLinks)").
+    /// are named after the clones ("cloned 2 files (14.4 KiB), all of them where links were asked for (CopyOnWriteInsteadOfLinks)"),
+    /// and so are clones that replaced outputs that were links to their sources ("replaced 1 link with a clone among them").
     /// </summary>
     public string Describe()
     {
@@ -225,6 +250,11 @@ internal sealed class CopySummary
                     text.Append(", ").Append(ClonedInsteadOfLinksFiles == ClonedFiles ? "all" : ClonedInsteadOfLinksFiles.ToString(System.Globalization.CultureInfo.InvariantCulture))
                         .Append(" of them where links were asked for (CopyOnWriteInsteadOfLinks)");
                 }
+
+                if (ReplacedLinksFiles > 0)
+                {
+                    text.Append(", replaced ").Append(ReplacedLinks(ReplacedLinksFiles)).Append(" among them (CopyOnWriteInsteadOfLinks: the outputs were links to their sources)");
+                }
             }
 
             if (CopiedFiles > 0)
@@ -249,6 +279,9 @@ internal sealed class CopySummary
     }
 
     private static string Files(int count) => count == 1 ? "1 file" : $"{count} files";
+
+    /// <summary>"1 link with a clone", "3 links with clones": the words the per-Copy line and the build summary share.</summary>
+    public static string ReplacedLinks(int count) => count == 1 ? "1 link with a clone" : $"{count} links with clones";
 
     private string DescribeReasons()
     {

@@ -141,6 +141,108 @@ public sealed class CloneInsteadOfLinksTests
     }
 
     [TestMethod]
+    [DataRow("xfs", "hard")]
+    [DataRow("xfs", "symbolic")]
+    [DataRow("btrfs", "hard")]
+    [DataRow("btrfs", "symbolic")]
+    public void With_the_setting_an_output_that_is_a_link_to_its_source_is_not_up_to_date_but_replaced_by_a_clone_and_counted(string kind, string link)
+    {
+        // Issue #52: the build after turning the setting on, without cleaning. SkipUnchangedFiles (the common targets'
+        // default) compares size and time, which a link shares with its source: before, the link was skipped.
+        string folder = LoopFileSystems.Require(kind).NewFolder("stale-" + link);
+        string source = TestFiles.Write(folder, "package.dll", 150_000, seed: 10);
+        byte[] original = File.ReadAllBytes(source);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+        Assert.IsTrue(Run(source, destination, link, setting: null, skipUnchangedFiles: true).Succeeded);
+        AssertLinked(source, destination, link);
+        long sourceInode = UnixFileFacts.Of(source).Inode;
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, destination, link, setting: "true", skipUnchangedFiles: true);
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertIndependentClone(source, destination, $"a {link} link of an earlier build on {kind}");
+        Assert.AreEqual(sourceInode, UnixFileFacts.Of(source).Inode, "the source keeps its inode");
+        Assert.AreEqual(1, UnixFileFacts.Of(source).Links, "the source has no second name left");
+        CollectionAssert.AreEqual(original, File.ReadAllBytes(source), "the source's bytes");
+        Assert.AreEqual((1, 1, 0), (task.Summary.ReplacedLinksFiles, task.Summary.ClonedFiles, task.Summary.UpToDateFiles), build.Log);
+        // A symbolic link is never up to date (.NET reports the link's own size): it goes the way of any link asked for.
+        Assert.AreEqual(link == "symbolic" ? 1 : 0, task.Summary.ClonedInsteadOfLinksFiles, build.Log);
+        StringAssert.Contains(build.Log, "replaced 1 link with a clone among them", "the Copy's summary line");
+        StringAssert.Contains(build.Log, "replacedlinks=1,150000", "the data line the build summary adds up");
+        StringAssert.Contains(build.Log, CopyOnWriteCodes.ReplacedLinkText(source, destination), "said for the file");
+        WriteInPlace(destination);
+        CollectionAssert.AreEqual(original, File.ReadAllBytes(source), "a write into the output reached the source");
+
+        // The clone is not a link: the next build finds it up to date, as any output.
+        File.Copy(source, destination, overwrite: true);
+        File.SetLastWriteTimeUtc(destination, File.GetLastWriteTimeUtc(source));
+        (_, RecordingBuildEngine next, Copy again) = Run(source, destination, link, setting: "true", skipUnchangedFiles: true);
+        Assert.AreEqual((0, 1), (again.Summary.ReplacedLinksFiles, again.Summary.UpToDateFiles), next.Log);
+    }
+
+    [TestMethod]
+    [DataRow("hard")]
+    [DataRow("symbolic")]
+    public void Without_the_setting_an_output_that_is_a_link_to_its_source_stays_up_to_date_as_in_the_stock_task(string link)
+    {
+        string folder = LoopFileSystems.Xfs.NewFolder("stale-off-" + link);
+        string source = TestFiles.Write(folder, "package.dll", 50_000, seed: 11);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+        Assert.IsTrue(Run(source, destination, link, setting: null, skipUnchangedFiles: true).Succeeded);
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, destination, link, setting: null, skipUnchangedFiles: true);
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertLinked(source, destination, link);
+        Assert.AreEqual(link == "hard" ? (1, 0, 0) : (0, 1, 0), (task.Summary.UpToDateFiles, task.Summary.LinkedFiles, task.Summary.ReplacedLinksFiles), "a hard link is skipped as up to date, a symbolic link made again: " + build.Log);
+        Assert.IsFalse(build.Log.Contains("replacedlinks", System.StringComparison.Ordinal), build.Log);
+    }
+
+    [TestMethod]
+    [DataRow("hard")]
+    [DataRow("symbolic")]
+    public void With_the_setting_on_ext4_an_output_that_is_a_link_to_its_source_stays_and_it_is_said(string link)
+    {
+        string folder = LoopFileSystems.Ext4.NewFolder("stale-ext4-" + link);
+        string source = TestFiles.Write(folder, "package.dll", 50_000, seed: 12);
+        string destination = Path.Combine(folder, "bin", "package.dll");
+        (bool linked, RecordingBuildEngine first, _) = Run(source, destination, link, setting: null, skipUnchangedFiles: true);
+        Assert.IsTrue(linked, first.Log);
+        AssertLinked(source, destination, link, "premise: " + first.Log);
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, destination, link, setting: "true", skipUnchangedFiles: true);
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertLinked(source, destination, link, build.Log);
+        Assert.AreEqual((0, 0), (task.Summary.ReplacedLinksFiles, task.Summary.CopiedFiles + task.Summary.ClonedFiles), build.Log);
+        Assert.AreEqual(link == "hard" ? (1, 0) : (0, 1), (task.Summary.UpToDateFiles, task.Summary.LinkedFiles), "a hard link stays as up to date, a symbolic link is made again: " + build.Log);
+        // Once per build (OncePerBuild); this engine keeps no build-wide objects, so every Copy on it is a first.
+        string said = build.Messages.Single(m => m.Message!.Contains("and stays one, although CopyOnWriteInsteadOfLinks is true", System.StringComparison.Ordinal)).Message!;
+        StringAssert.Contains(said, $"\"{destination}\" is a link to \"{source}\"");
+        StringAssert.Contains(said, "ext4");
+        StringAssert.Contains(said, "cannot clone");
+        Assert.AreEqual(Microsoft.Build.Framework.MessageImportance.High, build.Messages.Single(m => m.Message == said).Importance, "seen at the console's default verbosity");
+        Assert.AreEqual(0, Directory.GetFiles(Path.GetDirectoryName(destination)!).Count(path => Path.GetFileName(path).EndsWith(".cow-tmp", System.StringComparison.Ordinal)), "nothing left behind");
+    }
+
+    [TestMethod]
+    public void With_the_setting_a_copy_onto_the_source_itself_through_a_symbolic_link_to_its_folder_stays_up_to_date()
+    {
+        // The destination is the source's own directory entry: replacing it would replace the source.
+        string folder = LoopFileSystems.Xfs.NewFolder("stale-self");
+        string source = TestFiles.Write(folder, "package.dll", 20_000, seed: 13);
+        string alias = folder + "-alias";
+        Directory.CreateSymbolicLink(alias, folder);
+        long inode = UnixFileFacts.Of(source).Inode;
+
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(source, Path.Combine(alias, "package.dll"), "hard", setting: "true", skipUnchangedFiles: true);
+
+        Assert.IsTrue(succeeded, build.Log);
+        Assert.AreEqual(inode, UnixFileFacts.Of(source).Inode, build.Log);
+        Assert.AreEqual((1, 0), (task.Summary.UpToDateFiles, task.Summary.ReplacedLinksFiles), build.Log);
+    }
+
+    [TestMethod]
     public void A_value_that_is_not_true_or_false_is_COW003_naming_it()
     {
         string folder = LoopFileSystems.Xfs.NewFolder("instead-bad-value");
@@ -174,7 +276,7 @@ public sealed class CloneInsteadOfLinksTests
         StringAssert.Contains(build.Log, FaultingEngine.Fault, "the fault itself is named");
     }
 
-    private static (bool Succeeded, RecordingBuildEngine Build, Copy Task) Run(string source, string destination, string link, string? setting, bool errorIfLinkFails = false, ICloneEngine? engine = null)
+    private static (bool Succeeded, RecordingBuildEngine Build, Copy Task) Run(string source, string destination, string link, string? setting, bool errorIfLinkFails = false, ICloneEngine? engine = null, bool skipUnchangedFiles = false)
     {
         var environment = new Dictionary<string, string?> { [Setting] = setting };
         var build = new RecordingBuildEngine();
@@ -186,6 +288,7 @@ public sealed class CloneInsteadOfLinksTests
             UseHardlinksIfPossible = link == "hard",
             UseSymboliclinksIfPossible = link == "symbolic",
             ErrorIfLinkFails = errorIfLinkFails,
+            SkipUnchangedFiles = skipUnchangedFiles,
         };
         return (task.Execute(), build, task);
     }
@@ -201,12 +304,12 @@ public sealed class CloneInsteadOfLinksTests
         SharedExtents.AssertAllShared(destination, why);
     }
 
-    private static void AssertLinked(string source, string destination, string link)
+    private static void AssertLinked(string source, string destination, string link, string log = "")
     {
         UnixFileFacts facts = UnixFileFacts.Of(destination);
         if (link == "hard")
         {
-            Assert.AreEqual(UnixFileFacts.Of(source).Inode, facts.Inode, "a hard link is the source's inode");
+            Assert.AreEqual(UnixFileFacts.Of(source).Inode, facts.Inode, "a hard link is the source's inode " + log);
             Assert.AreEqual(2, facts.Links);
         }
         else

@@ -43,6 +43,21 @@ public sealed class CopyDataTests
     }
 
     [TestMethod]
+    public void Links_replaced_by_clones_round_trip_and_a_line_without_them_reads_as_none()
+    {
+        var data = new CopyData { ClonedFiles = 3, ClonedBytes = 300, ClonedInsteadOfLinksFiles = 1, ClonedInsteadOfLinksBytes = 100, ReplacedLinksFiles = 2, ReplacedLinksBytes = 200 };
+
+        string line = data.Format();
+        CopyData? parsed = CopyData.TryParse(line);
+        CopyData? without = CopyData.TryParse(new CopyData { ClonedFiles = 3, ClonedBytes = 300 }.Format());
+
+        StringAssert.Contains(line, " insteadoflinks=1,100 replacedlinks=2,200");
+        Assert.AreEqual((2, 200L), (parsed!.ReplacedLinksFiles, parsed.ReplacedLinksBytes));
+        Assert.IsFalse(without!.Format().Contains("replacedlinks", System.StringComparison.Ordinal), "written only where there were some: a build without the setting logs what it logged before");
+        Assert.AreEqual(0, without.ReplacedLinksFiles);
+    }
+
+    [TestMethod]
     public void The_volumes_cloned_on_and_copied_within_round_trip_and_a_line_without_them_reads_as_none()
     {
         var data = new CopyData { ClonedFiles = 5, ClonedBytes = 500, ClonedOnVolume = "/mnt/build cache", ClonedOnFileSystem = "xfs" };
