@@ -3,7 +3,7 @@
 skipped test with its message, each suite's counts and wall time, then one closing line
 'tests: N passed, N failed, N skipped' (CI reads that line; it is always the last one).
 
-    summarize-test-results.py RESULTS [--times FILE] [PROJECT...]
+    summarize-test-results.py RESULTS [--times FILE] [--wall SECONDS] [PROJECT...]
 
 A run can lose tests without any test failing, and the summary counts each such loss as a failure that names the
 project, so it can never close with '0 failed' after one:
@@ -18,7 +18,14 @@ project, so it can never close with '0 failed' after one:
   is not readable XML count as one failure each.
 
 --times FILE: lines 'NAME SECONDS' (build/test.sh writes them); a NAME that is a PROJECT gets its counts beside
-its time, any other (the solution's build) only its time; then the total."""
+its time, any other (the solution's build) only its time; then the total (the suites' times added up).
+--wall SECONDS: the run's wall-clock time, printed after the total (build/test.sh runs suites side by side, so
+the wall clock is less than the total).
+
+Where the minutes go, before the suite times: the test classes by the time their tests took (each TRX result's
+duration, added up per class; the class comes from the TRX's test definitions, else from the test's name up to its
+first dot) and the slowest tests. A class's set-up outside its tests (ClassInitialize) is in no result's duration,
+so the suite's wall time can be more than its classes add up to."""
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -49,16 +56,56 @@ def incomplete_run(root):
     return "; ".join(reasons) or None
 
 
+SLOWEST_TESTS = 30
+SLOWEST_CLASSES = 20
+
+
+def seconds_of(duration):
+    """A TRX duration (hh:mm:ss.fffffff) in seconds; 0 when absent or not of that shape."""
+    try:
+        hours, minutes, seconds = (duration or "").split(":")
+        return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+    except ValueError:
+        return 0.0
+
+
+def test_classes(root):
+    """testId -> the test's class, from the TRX's test definitions (vstest writes them; our Wine writer does not)."""
+    classes = {}
+    for test in root.iterfind(".//t:TestDefinitions/t:UnitTest", NS):
+        method = test.find("t:TestMethod", NS)
+        if method is not None and method.get("className"):
+            classes[test.get("id")] = method.get("className")
+    return classes
+
+
+def where_the_time_goes(timings):
+    """Lines for the classes that took longest and the slowest tests; timings are (suite, class, test, seconds)."""
+    if not timings:
+        return []
+    per_class = {}
+    for suite, cls, _, seconds in timings:
+        total, count = per_class.get((suite, cls), (0.0, 0))
+        per_class[(suite, cls)] = (total + seconds, count + 1)
+    lines = ["", f"where the time goes: the {SLOWEST_CLASSES} test classes that took longest (their tests' durations added up)"]
+    for (suite, cls), (total, count) in sorted(per_class.items(), key=lambda item: (-item[1][0], item[0]))[:SLOWEST_CLASSES]:
+        lines.append(f"  {total:8.1f} s  {count:4} tests  {cls}  [{suite}]")
+    lines += ["", f"the {SLOWEST_TESTS} slowest tests:"]
+    for suite, cls, test, seconds in sorted(timings, key=lambda item: (-item[3], item[2]))[:SLOWEST_TESTS]:
+        lines.append(f"  {seconds:8.1f} s  {cls.rsplit('.', 1)[-1]}: {test}")
+    return lines
+
+
 class Suite:
     def __init__(self):
         self.passed = self.failed = self.skipped = 0
 
 
-def summarize(results, projects, times=()):
+def summarize(results, projects, times=(), wall=None):
     """The lines to print and the (passed, failed, skipped) counts."""
     results = Path(results)
     suites = {project: Suite() for project in projects}
-    failures, skips = [], []
+    failures, skips, timings = [], [], []
 
     def suite_of(trx):
         relative = trx.relative_to(results)
@@ -81,9 +128,12 @@ def summarize(results, projects, times=()):
         if reason:
             suite.failed += 1
             failures.append(f"  FAILED  {name}: its test run did not complete ({trx.name}: {reason}); the tests it did not finish are not counted")
+        classes = test_classes(root)
         for result in root.iterfind(".//t:UnitTestResult", NS):
             outcome = result.get("outcome")
             test = result.get("testName")
+            cls = classes.get(result.get("testId")) or (test.split(".", 1)[0] if test and "." in test else name)
+            timings.append((name, cls, test, seconds_of(result.get("duration"))))
             message = first_line(result.findtext(".//t:Message", default="", namespaces=NS))
             if outcome in PASSED:
                 suite.passed += 1
@@ -94,7 +144,7 @@ def summarize(results, projects, times=()):
                 suite.skipped += 1
                 skips.append(f"  SKIPPED {test}: {message}")
 
-    lines = []
+    lines = where_the_time_goes(timings)
     if skips:
         lines += ["", f"{len(skips)} test(s) skipped, each with its reason:", *skips]
     if failures:
@@ -109,6 +159,9 @@ def summarize(results, projects, times=()):
                 counts = f"{s.passed} passed, {s.failed} failed, {s.skipped} skipped"
             lines.append(f"  {name:<{width}}  {counts:<36} {seconds:8.1f} s")
         lines.append(f"  {'total':<{width}}  {'':<36} {sum(seconds for _, seconds in times):8.1f} s")
+    if wall is not None:
+        width = max([len(name) for name, _ in times] + [len("wall clock")])
+        lines.append(f"  {'wall clock':<{width}}  {'(suites side by side)':<36} {wall:8.1f} s")
     totals = tuple(sum(getattr(s, field) for s in suites.values()) for field in ("passed", "failed", "skipped"))
     lines += ["", "tests: {} passed, {} failed, {} skipped".format(*totals)]
     return lines, totals
@@ -125,12 +178,16 @@ def read_times(path):
 
 def main(argv):
     args = list(argv)
-    times = []
+    times, wall = [], None
     if "--times" in args:
         i = args.index("--times")
         times = read_times(args[i + 1])
         del args[i:i + 2]
-    lines, (passed, failed, _) = summarize(args[0], args[1:], times)
+    if "--wall" in args:
+        i = args.index("--wall")
+        wall = float(args[i + 1])
+        del args[i:i + 2]
+    lines, (passed, failed, _) = summarize(args[0], args[1:], times, wall)
     print("\n".join(lines))
     return 1 if failed or passed == 0 else 0
 

@@ -1,48 +1,119 @@
 #!/usr/bin/env bash
-# The whole test suite: every test project under tests/, one after another (they mount file systems and
-# run real builds; in parallel on a small machine they only slow each other down).
+# The whole test suite, or its quick tier:
+#   build/test.sh           every test project under tests/ and the Windows parity program under Wine
+#   build/test.sh --quick   the quick tier (CONTRIBUTING.md, "Testing"): the task's contract, the engines on real
+#                           XFS/btrfs/ext4 volumes, the fallback ladder, the parity suite's in-process cases and the
+#                           layout rules; no consumer builds, no packing, no Wine
 # Run as root so the loop-mounted XFS/btrfs/ext4 tests can run; without root they are reported skipped.
-# Then the Windows parity program under Wine (build/test-windows-under-wine.sh), after the others.
-# The summary at the end (build/summarize-test-results.py, whose own tests run first) prints each suite's counts
-# and wall time; its last line is 'tests: N passed, N failed, N skipped'.
+#
+# The suites run side by side in lanes, which share no volume: each test process makes its own loop file systems and
+# scratch folders (named by its process id). The SDK and tool packages are packed once per run by the release
+# command (build/pack.sh) before the suites that consume them, and handed to them in COW_TEST_PACKAGES, so no test
+# process packs them again. The main suite (Microsoft.Build.CopyOnWrite.Tests) runs as two processes: its consumer
+# builds (namespace Sdk) and the rest. Each suite's console output is printed whole when it ends.
+#
+# The summary at the end (build/summarize-test-results.py, whose own tests run first) prints where the minutes went
+# (the slowest classes and tests), each suite's counts and time, and the wall clock; its last line is
+# 'tests: N passed, N failed, N skipped'.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+quick=0
+case "${1:-}" in
+  --quick) quick=1 ;;
+  "") ;;
+  *) echo "usage: build/test.sh [--quick]" >&2; exit 2 ;;
+esac
 results="$(mktemp -d -t cow-test-results-XXXXXX)"
+chmod 755 "$results" # the packages in it are read by tests that run the tool as an unprivileged user
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
+tests="$repo/tests"
+main="$tests/Microsoft.Build.CopyOnWrite.Tests/Microsoft.Build.CopyOnWrite.Tests.csproj"
+parity="$tests/Microsoft.Build.CopyOnWrite.Parity.Tests/Microsoft.Build.CopyOnWrite.Parity.Tests.csproj"
+reliability="$tests/Microsoft.Build.CopyOnWrite.Reliability.Tests/Microsoft.Build.CopyOnWrite.Reliability.Tests.csproj"
+measure="$tests/Microsoft.Build.CopyOnWrite.Measure.Tests/Microsoft.Build.CopyOnWrite.Measure.Tests.csproj"
+sdk_builds="FullyQualifiedName~Microsoft.Build.CopyOnWrite.Tests.Sdk."
+# The quick tier's filters (MSTest --filter over class names): what they select is listed in CONTRIBUTING.md.
+quick_main="FullyQualifiedName~.Tests.Task.|FullyQualifiedName~.Tests.Cloning.|FullyQualifiedName~.Tests.Layout.|FullyQualifiedName~.Tests.Volumes.LinuxVolumesTests|FullyQualifiedName~.Tests.WindowsBenchmark."
+quick_reliability="FullyQualifiedName!~SystemCallFaultTests&FullyQualifiedName!~ConcurrentCopyTests"
 
-status=0
-projects=()
 times="$results/suite-times.txt" # one line per step: NAME SECONDS
-started=0
-start() { started="$(date +%s%N)"; }
-took() { local tenths=$(( ($(date +%s%N) - started) / 100000000 )); echo "$1 $((tenths / 10)).$((tenths % 10))" >> "$times"; }
 : > "$times"
+now() { date +%s%N; }
+# took NAME STARTED: appends 'NAME SECONDS' to the times file and prints SECONDS.
+took() { local tenths=$(( ($(now) - $2) / 100000000 )); echo "$1 $((tenths / 10)).$((tenths % 10))" >> "$times"; echo "$((tenths / 10)).$((tenths % 10))"; }
+run_started="$(now)"
+names=()
+failed_marker="$results/failed"
 
-start
-dotnet build "$repo/Microsoft.Build.CopyOnWrite.sln" -c Release -nologo -v:q || exit 1
-took build
-for project in "$repo"/tests/*.Tests/*.Tests.csproj; do
-  name="$(basename "$project" .csproj)"
-  projects+=("$name")
-  echo "=== $name"
-  start
-  dotnet test "$project" -c Release --no-build --nologo \
-    --logger "trx" --logger "console;verbosity=minimal" --results-directory "$results/$name" || status=1
-  took "$name"
-done
+# suite NAME PROJECT [FILTER]: one test project (or the part FILTER selects) into RESULTS/NAME; its output in
+# RESULTS/NAME.log, printed whole (under a lock, not interleaved with another lane's) when it ends.
+suite() {
+  local name="$1" project="$2" filter="${3:-}" started seconds log="$results/$1.log"
+  started="$(now)"
+  local args=(test "$project" -c Release --no-build --nologo --logger "trx" --logger "console;verbosity=minimal" --results-directory "$results/$name")
+  [ -n "$filter" ] && args+=(--filter "$filter")
+  dotnet "${args[@]}" > "$log" 2>&1 || touch "$failed_marker"
+  seconds="$(took "$name" "$started")"
+  { flock 8; echo "=== $name ($seconds s)"; cat "$log"; } 8>"$results/print.lock"
+}
 
 # The Windows engine and our task beside MSBuild's own Copy, under Wine (skipped with the reason without Wine).
-echo "=== Microsoft.Build.CopyOnWrite.Windows.Parity (under Wine)"
-start
-"$repo/build/test-windows-under-wine.sh" "$results/Microsoft.Build.CopyOnWrite.Windows.Parity" || status=1
-took Microsoft.Build.CopyOnWrite.Windows.Parity
+wine() {
+  local name=Microsoft.Build.CopyOnWrite.Windows.Parity started seconds log="$results/Microsoft.Build.CopyOnWrite.Windows.Parity.log"
+  started="$(now)"
+  "$repo/build/test-windows-under-wine.sh" "$results/$name" > "$log" 2>&1 || touch "$failed_marker"
+  seconds="$(took "$name" "$started")"
+  { flock 8; echo "=== $name, under Wine ($seconds s)"; cat "$log"; } 8>"$results/print.lock"
+}
+
+# Waits until the packages are packed (pack_packages below); false when packing failed.
+packed() {
+  while [ ! -e "$results/packed" ]; do sleep 2; done
+  [ "$(cat "$results/packed")" = ok ]
+}
+
+started="$(now)"
+dotnet build "$repo/Microsoft.Build.CopyOnWrite.sln" -c Release -nologo -v:q || exit 1
+took build "$started" > /dev/null
+
+if [ "$quick" = 1 ]; then
+  names=(Microsoft.Build.CopyOnWrite.Tests Microsoft.Build.CopyOnWrite.Parity.Tests Microsoft.Build.CopyOnWrite.Reliability.Tests)
+  suite Microsoft.Build.CopyOnWrite.Tests "$main" "$quick_main" &
+  { suite Microsoft.Build.CopyOnWrite.Parity.Tests "$parity"
+    suite Microsoft.Build.CopyOnWrite.Reliability.Tests "$reliability" "$quick_reliability"; } &
+  wait
+else
+  names=(Microsoft.Build.CopyOnWrite.Tests-Sdk Microsoft.Build.CopyOnWrite.Tests-others Microsoft.Build.CopyOnWrite.Measure.Tests
+         Microsoft.Build.CopyOnWrite.Parity.Tests Microsoft.Build.CopyOnWrite.Reliability.Tests Microsoft.Build.CopyOnWrite.Windows.Parity)
+  export COW_TEST_PACKAGES="$results/packages"
+  # Lanes that need no package start at once; the others wait for it.
+  { suite Microsoft.Build.CopyOnWrite.Parity.Tests "$parity"
+    suite Microsoft.Build.CopyOnWrite.Reliability.Tests "$reliability"
+    packed && suite Microsoft.Build.CopyOnWrite.Tests-others "$main" "${sdk_builds/~/!~}"; } &
+  { wine
+    packed && suite Microsoft.Build.CopyOnWrite.Measure.Tests "$measure"; } &
+  # Both packages, once, with the release command, in the environment SdkPackage.PackEnvironment describes.
+  started="$(now)"
+  if MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$repo/build/pack.sh" "$results/packages" > "$results/pack.log" 2>&1; then
+    echo ok > "$results/packed"
+  else
+    cat "$results/pack.log"; echo "build/pack.sh failed: the suites that consume the packages do not run" >&2
+    echo failed > "$results/packed"; touch "$failed_marker"
+  fi
+  took pack "$started" > /dev/null
+  packed && suite Microsoft.Build.CopyOnWrite.Tests-Sdk "$main" "$sdk_builds" &
+  wait
+fi
 
 # The summary's own tests (under a second; over real TRX files of crashed and hang-killed runs), counted like a suite.
 echo "=== summarize-test-results.tests"
-start
-python3 "$repo/build/tests/test_summarize_test_results.py" --trx "$results/summarize-test-results.tests/summarize-test-results.trx" || status=1
-took summarize-test-results.tests
+started="$(now)"
+python3 "$repo/build/tests/test_summarize_test_results.py" --trx "$results/summarize-test-results.tests/summarize-test-results.trx" || touch "$failed_marker"
+took summarize-test-results.tests "$started" > /dev/null
+wall_tenths=$(( ($(now) - run_started) / 100000000 ))
 
-python3 "$repo/build/summarize-test-results.py" "$results" --times "$times" \
-  "${projects[@]}" Microsoft.Build.CopyOnWrite.Windows.Parity summarize-test-results.tests || status=1
+status=0
+[ -e "$failed_marker" ] && status=1
+python3 "$repo/build/summarize-test-results.py" "$results" --times "$times" --wall "$((wall_tenths / 10)).$((wall_tenths % 10))" \
+  "${names[@]}" summarize-test-results.tests || status=1
 exit $status

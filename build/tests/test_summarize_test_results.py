@@ -177,6 +177,40 @@ class SummaryTests(unittest.TestCase):
         self.assertRegex(times[2], r"^  B\.Tests\s+0 passed, 1 failed, 0 skipped\s+3\.0 s$")
         self.assertRegex(times[3], r"^  total\s+55\.2 s$")
 
+    def test_where_the_time_goes_adds_up_each_class_and_lists_the_slowest_tests_before_the_suite_times(self):
+        self.put("A.Tests", "a.trx", fixture="vstest-completed.trx")  # 14 tests of one class, from its test definitions
+        self.put("W.Parity", "w.trx", fixture="windows-parity-program.trx")  # no definitions: the class is the name's first part
+        text, _ = self.summarize("A.Tests", "W.Parity", times=[("A.Tests", 1.0)])
+        lines = text.splitlines()
+        classes = lines[lines.index(next(line for line in lines if line.startswith("where the time goes"))) + 1:]
+        classes = classes[:classes.index("")]
+        self.assertRegex(classes[0], r"^\s+1\.5 s\s+1 tests  EngineTests  \[W\.Parity\]$")
+        self.assertRegex(classes[1], r"^\s+0\.2 s\s+1 tests  Scenarios  \[W\.Parity\]$")
+        self.assertRegex(classes[2], r"^\s+0\.2 s\s+14 tests  Microsoft\.Build\.CopyOnWrite\.Tests\.Task\.FileSizeTextTests  \[A\.Tests\]$")
+        slowest = lines[lines.index("the 30 slowest tests:") + 1:]
+        slowest = slowest[:slowest.index("")]
+        self.assertEqual(17, len(slowest), "every test when there are fewer than 30")
+        self.assertRegex(slowest[0], r"^\s+1\.5 s  EngineTests: EngineTests\.CopiesAFile$")
+        self.assertRegex(slowest[2], r"^\s+0\.2 s  FileSizeTextTests: Reads_as_the_0_point_hash_format")
+        self.assertLess(lines.index("the 30 slowest tests:"), lines.index("suite times:"))
+        self.assertTrue(lines[-1].startswith("tests: "))
+
+    def test_only_the_30_slowest_tests_are_listed_and_the_wall_clock_follows_the_total(self):
+        results = [(f"T{i:02}", "Passed") for i in range(40)]
+        text = made_up_trx("Completed", results=results)
+        for i in range(40):
+            text = text.replace(f'testName="T{i:02}"', f'testName="C.T{i:02}" duration="00:00:{i:02}.0000000"')
+        self.put("A.Tests", "a.trx", text)
+        lines, _ = summarizer.summarize(self.results, ["A.Tests"], [("A.Tests", 50.0), ("B.Tests", 30.0)], wall=55.0)
+        slowest = lines[lines.index("the 30 slowest tests:") + 1:]
+        slowest = slowest[:slowest.index("")]
+        self.assertEqual(30, len(slowest))
+        self.assertRegex(slowest[0], r"^\s+39\.0 s  C: C\.T39$")
+        self.assertRegex(slowest[-1], r"^\s+10\.0 s  C: C\.T10$")
+        self.assertRegex(lines[-4], r"^  total\s+80\.0 s$")
+        self.assertRegex(lines[-3], r"^  wall clock\s+\(suites side by side\)\s+55\.0 s$")
+        self.assertEqual("tests: 40 passed, 0 failed, 0 skipped", lines[-1])
+
     def test_the_command_reads_the_times_file_and_exits_1_on_a_failure(self):
         self.put("A.Tests", "a.trx", fixture="vstest-hang-killed.trx")
         times = self.results / "times"

@@ -10,7 +10,8 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
 /// <summary>
-/// Our package, packed once per test run from the working tree with the release command (build/pack.sh), and
+/// Our package, packed once per test run from the working tree with the release command (build/pack.sh): by
+/// build/test.sh for all its test processes (COW_TEST_PACKAGES), else by the first test that needs it; and
 /// the environment a build needs to consume it like a user: a NuGet.config naming only that folder, and a
 /// package cache of its own so a package of the same version from an earlier run can never be picked up instead.
 /// </summary>
@@ -157,10 +158,28 @@ public static class SdkPackage
         return Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]"));
     }
 
+    /// <summary>
+    /// The folder build/test.sh packed both packages into with the release command, once for the run's test processes
+    /// (COW_TEST_PACKAGES), or null when a test process runs alone and packs them itself.
+    /// </summary>
+    public static string? PackedForTheRun
+        => Environment.GetEnvironmentVariable("COW_TEST_PACKAGES") is { Length: > 0 } folder ? folder : null;
+
     private static (string, string) Pack()
     {
-        string folder = Path.Combine(TestScratch.RootFolder, "packages");
-        string package = PackWithReleaseCommand(RepositoryLayout.Root, folder);
+        string package;
+        if (PackedForTheRun is string packed)
+        {
+            string[] packages = Directory.Exists(packed) ? Directory.GetFiles(packed, "Microsoft.Build.CopyOnWrite.*.nupkg").Where(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]")).ToArray() : [];
+            Assert.AreEqual(1, packages.Length, $"COW_TEST_PACKAGES names {packed}, which should hold the one SDK package build/pack.sh packed for this run");
+            package = packages[0];
+        }
+        else
+        {
+            package = PackWithReleaseCommand(RepositoryLayout.Root, Path.Combine(TestScratch.RootFolder, "packages"));
+        }
+
+        string folder = Path.GetDirectoryName(package)!;
         string version = Regex.Match(Path.GetFileName(package), @"^Microsoft\.Build\.CopyOnWrite\.(.+)\.nupkg$").Groups[1].Value;
         return (folder, version);
     }
