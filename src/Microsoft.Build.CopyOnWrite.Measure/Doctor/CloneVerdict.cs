@@ -18,12 +18,16 @@ internal sealed record BuildCopy(FolderOnVolume From, FolderOnVolume To, SourceO
 /// </summary>
 internal sealed class CloneVerdict
 {
-    private CloneVerdict(IReadOnlyList<BuildCopy> copies, IReadOnlyList<string> facts, IReadOnlyList<string> assumptions)
+    private CloneVerdict(IReadOnlyList<BuildCopy> copies, IReadOnlyList<string> facts, IReadOnlyList<string> assumptions, RestoredPackages? restored = null)
     {
+        Restored = restored;
         Copies = copies;
         Facts = facts;
         Assumptions = assumptions;
     }
+
+    /// <summary>What restore wrote, when the verdict read it.</summary>
+    public RestoredPackages? Restored { get; }
 
     /// <summary>The copies judged.</summary>
     public IReadOnlyList<BuildCopy> Copies { get; }
@@ -102,7 +106,7 @@ internal sealed class CloneVerdict
         }
 
         facts.Add($"the rule (CopyOnWriteMode=Required): {CloneRule.Statement}");
-        return new CloneVerdict(copies, facts, assumptions);
+        return new CloneVerdict(copies, facts, assumptions, restored);
     }
 
     private static BuildCopy Judge(FolderOnVolume from, FolderOnVolume to, SourceOrigin source, string what)

@@ -157,6 +157,30 @@ internal static class DoctorAdvice
         }
     }
 
+    /// <summary>
+    /// Outputs that are links into a package folder now, whatever the project asks today (an earlier build's links stay
+    /// until something replaces them): where the outputs clone from the package cache, one build with
+    /// CopyOnWriteInsteadOfLinks replaces each with a clone; elsewhere only a clean build without links does.
+    /// </summary>
+    public static Finding? LinksNow(LinkedOutputs linked, IReadOnlyList<FolderOnVolume> folders)
+    {
+        if (linked.Count == 0)
+        {
+            return null;
+        }
+
+        FolderOnVolume? output = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.BuildOutput);
+        FolderOnVolume? cache = folders.FirstOrDefault(f => f.Folder.Role == FolderRole.PackageCache);
+        string them = linked.Count == 1 ? $"1 output of the build is a link" : $"{linked.Count} outputs of the build are links";
+        string what = $"{them} into a package folder now ({string.Join(", ", linked.Examples)}{(linked.Count > linked.Examples.Count ? ", ..." : string.Empty)}): "
+            + "a tool that writes into one writes into the package cache (dotnet/msbuild#8273). `dotnet cow-measure verify` checks the cache.";
+        return output is not null && cache is not null && DoctorCheck.Clones(cache, output) == true
+            ? new Finding(Severity.Warning, what + $" {Name(output.Volume)} clones: build once with CopyOnWriteInsteadOfLinks=true and each becomes a clone (no clean needed).",
+                ["dotnet build -p:CopyOnWriteInsteadOfLinks=true   # or <CopyOnWriteInsteadOfLinks>true</CopyOnWriteInsteadOfLinks> in Directory.Build.props", "dotnet cow-measure verify"])
+            : new Finding(Severity.Warning, what + " Here the outputs cannot clone from the package cache, so only a clean build without the link properties (CreateHardLinksFor...IfPossible) removes them.",
+                ["dotnet clean && dotnet build   # with the link properties off", "dotnet cow-measure verify"]);
+    }
+
     /// <summary>A copy that fails CopyOnWriteMode=Required and that no finding above names as an error.</summary>
     public static Finding RequiredFails(BuildCopy copy)
     {

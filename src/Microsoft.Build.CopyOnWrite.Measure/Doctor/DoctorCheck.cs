@@ -71,13 +71,17 @@ internal static class AdviceOSes
 /// </summary>
 internal sealed class DoctorCheck
 {
-    private DoctorCheck(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<VolumeFacts> clonesElsewhere, IReadOnlyList<Finding> findings, CloneVerdict verdict)
+    private DoctorCheck(IReadOnlyList<FolderOnVolume> folders, IReadOnlyList<VolumeFacts> clonesElsewhere, IReadOnlyList<Finding> findings, CloneVerdict verdict, LinkedOutputs linked)
     {
+        Linked = linked;
         Folders = folders;
         ClonesElsewhere = clonesElsewhere;
         Findings = findings;
         Verdict = verdict;
     }
+
+    /// <summary>Outputs that are links into a package folder now.</summary>
+    public LinkedOutputs Linked { get; }
 
     /// <summary>The verdict by the rule of CopyOnWriteMode=Required, with the facts it rests on and what it assumed.</summary>
     public CloneVerdict Verdict { get; }
@@ -123,13 +127,22 @@ internal sealed class DoctorCheck
         IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog), found);
         List<Finding> findings = DoctorAdvice.For(found, elsewhere, os, verdict).ToList();
         findings.AddRange(DoctorAdvice.Links(found, facts ?? BuildFacts.None));
+        LinkedOutputs linked = LinkedOutputs.Find(
+            found.Where(f => f.Folder.Role is FolderRole.BuildOutput or FolderRole.IntermediateOutput).Select(f => f.Folder.Path),
+            found.Where(f => f.Folder.Role is FolderRole.PackageCache or FolderRole.PackageFallbackFolder).Select(f => f.Folder.Path).ToList(),
+            verdict.Restored?.PackageDirectories ?? []);
+        if (DoctorAdvice.LinksNow(linked, found) is Finding linksNow)
+        {
+            findings.Add(linksNow);
+        }
+
         findings.AddRange((facts ?? BuildFacts.None).SettingProblems.Select(problem => new Finding(Severity.Error, $"{problem} A build stops on it with {CopyOnWriteCodes.BadSetting}.", [])));
         if (verdict.FirstFailing is BuildCopy failing && failing.Passes == false && !findings.Any(f => f.Severity == Severity.Error))
         {
             findings.Add(DoctorAdvice.RequiredFails(failing));
         }
 
-        return new DoctorCheck(found, elsewhere, findings.OrderBy(f => f.Severity).ToList(), verdict);
+        return new DoctorCheck(found, elsewhere, findings.OrderBy(f => f.Severity).ToList(), verdict, linked);
     }
 
     /// <summary>

@@ -99,7 +99,9 @@ internal static class DoctorReport
         }
 
         json.Append(string.Join(",", pairs));
-        json.Append("],\"findings\":[");
+        json.Append("],\"linksIntoPackageFolders\":{\"count\":").Append(check.Linked.Count)
+            .Append(",\"examples\":[").Append(string.Join(",", check.Linked.Examples.Select(Text))).Append("]}");
+        json.Append(",\"findings\":[");
         json.Append(string.Join(",", check.Findings.Select(f =>
             $"{{\"severity\":{Text(SeverityText(f.Severity))},\"message\":{Text(f.Message)},\"fix\":[{string.Join(",", f.Fix.Select(Text))}]}}")));
         json.Append("]}");

@@ -33,7 +33,8 @@ internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, CopySources
 /// <param name="AssetsFiles">The project.assets.json files read.</param>
 /// <param name="CopiedPackages">Packages with files a build copies into an application's output (lib, runtimes, resources), as id/version.</param>
 /// <param name="CopiedFrom">The package folders those packages are found in, first one that has each, as the build resolves them.</param>
-internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> AssetsFiles, IReadOnlyList<string> CopiedPackages, IReadOnlyList<string> CopiedFrom, string? Problem)
+/// <param name="PackageDirectories">Those packages' own folders (ID/VERSION below the package folder that has each).</param>
+internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> AssetsFiles, IReadOnlyList<string> CopiedPackages, IReadOnlyList<string> CopiedFrom, string? Problem, IReadOnlyList<string>? PackageDirectories = null)
 {
     private static readonly string[] CopiedAssetKinds = ["runtime", "native", "resource", "runtimeTargets"];
 
@@ -48,12 +49,13 @@ internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> Assets
 
         var packages = new SortedSet<string>(StringComparer.Ordinal);
         var folders = new List<string>();
+        var directories = new List<string>();
         var problems = new List<string>();
         foreach (string file in files)
         {
             try
             {
-                ReadOne(file, packages, folders);
+                ReadOne(file, packages, folders, directories);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or System.Text.Json.JsonException or InvalidOperationException or KeyNotFoundException)
             {
@@ -63,10 +65,10 @@ internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> Assets
 
         return problems.Count == files.Count
             ? new RestoredPackages(false, files, [], [], "could not read " + string.Join("; ", problems))
-            : new RestoredPackages(true, files, packages.ToList(), folders, problems.Count == 0 ? null : "could not read " + string.Join("; ", problems));
+            : new RestoredPackages(true, files, packages.ToList(), folders, problems.Count == 0 ? null : "could not read " + string.Join("; ", problems), directories);
     }
 
-    private static void ReadOne(string file, SortedSet<string> packages, List<string> folders)
+    private static void ReadOne(string file, SortedSet<string> packages, List<string> folders, List<string> directories)
     {
         using var document = System.Text.Json.JsonDocument.Parse(File.ReadAllBytes(file));
         System.Text.Json.JsonElement root = document.RootElement;
@@ -107,6 +109,11 @@ internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> Assets
                 if (folder is not null && !folders.Contains(folder))
                 {
                     folders.Add(folder);
+                }
+
+                if (folder is not null && !directories.Contains(Path.Combine(folder, relative)))
+                {
+                    directories.Add(Path.Combine(folder, relative));
                 }
             }
         }

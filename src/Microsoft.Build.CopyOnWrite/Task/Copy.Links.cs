@@ -174,11 +174,28 @@ public sealed partial class Copy
     }
 
     /// <summary>
-    /// CopyOnWriteInsteadOfLinks and a destination the up-to-date check would skip: whether it is a link to its source
-    /// (a hard link, or a symbolic link that resolves to it), which an earlier build made before the setting. Not the
-    /// source's own directory entry under another spelling (a copy onto itself, which stays up to date). Linux only, as
-    /// <see cref="FileLinks.AreSameFile"/> is: two statx, asked only with the setting on.
+    /// CopyOnWriteInsteadOfLinks and a destination the up-to-date check would skip: whether it is a hard link an earlier
+    /// build made, to its source (<paramref name="toSource"/>) or to a file the source was linked to before a build
+    /// with the setting replaced the source (App/bin/Lib.dll still sharing Lib/obj/Lib.dll once Lib/bin/Lib.dll is a
+    /// clone). Not the source's own directory entry under another spelling. Linux only (statx); asked only with the
+    /// setting on: one statx, and a second only for a file with more than one name.
     /// </summary>
+    private static bool IsHardLinkedOutput(string sourcePath, string destinationPath, out bool toSource)
+    {
+        toSource = false;
+        if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
+            || UnixFiles.Probe(destinationPath, followLinks: false, out EntryIdentity destination) != EntryKind.RegularFile
+            || destination.Links < 2
+            || UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath))
+        {
+            return false;
+        }
+
+        toSource = FileLinks.AreSameFile(sourcePath, destinationPath);
+        return true;
+    }
+
+    /// <summary>A symbolic link to the source an earlier build made (a symbolic link is never up to date, so it reaches the copy).</summary>
     private static bool IsLinkToSource(string sourcePath, string destinationPath)
         => !string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
             && FileLinks.AreSameFile(sourcePath, destinationPath)
@@ -189,11 +206,11 @@ public sealed partial class Copy
     /// nothing is written through the link and the source keeps its bytes and inode. Where the volumes cannot clone, or
     /// the clone fails, the link stays (as the up-to-date check would have left it) and it is said. True when replaced.
     /// </summary>
-    private bool TryReplaceLinkWithClone(string sourcePath, string destinationPath)
+    private bool TryReplaceLinkWithClone(string sourcePath, string destinationPath, bool toSource)
     {
         if (!VolumesClone(sourcePath, destinationPath, out string why))
         {
-            SayLinkKept(sourcePath, destinationPath, why);
+            SayLinkKept(sourcePath, destinationPath, why, toSource);
             return false;
         }
 
@@ -208,7 +225,7 @@ public sealed partial class Copy
             {
                 AtomicFile.DeleteQuietly(temporaryPath);
                 ReportIfOurFault(result, sourcePath, destinationPath, linkedInstead: true);
-                SayLinkKept(sourcePath, destinationPath, CopySummary.DescribeFallback(result.Reason, result.Detail));
+                SayLinkKept(sourcePath, destinationPath, CopySummary.DescribeFallback(result.Reason, result.Detail), toSource);
                 return false;
             }
 
@@ -217,7 +234,7 @@ public sealed partial class Copy
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or NotSupportedException)
         {
             AtomicFile.DeleteQuietly(temporaryPath);
-            Log.LogMessage(MessageImportance.High, CopyOnWriteCodes.LinkNotReplacedText(sourcePath, destinationPath, e.Message));
+            Log.LogMessage(MessageImportance.High, CopyOnWriteCodes.LinkNotReplacedText(sourcePath, destinationPath, e.Message, toSource));
             return false;
         }
         catch (OperationCanceledException)
@@ -228,16 +245,16 @@ public sealed partial class Copy
 
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
         _summary.AddReplacedLink(result, sourcePath, destinationPath);
-        Log.LogMessage(MessageImportance.Normal, CopyOnWriteCodes.ReplacedLinkText(sourcePath, destinationPath));
+        Log.LogMessage(MessageImportance.Normal, CopyOnWriteCodes.ReplacedLinkText(sourcePath, destinationPath, toSource));
         return true;
     }
 
     /// <summary>The first output of the build that stays a link to its source although the setting is on, said once (<see cref="OncePerBuild"/>).</summary>
-    private void SayLinkKept(string sourcePath, string destinationPath, string why)
+    private void SayLinkKept(string sourcePath, string destinationPath, string why, bool toSource = true)
     {
         if (OncePerBuild.First(BuildEngine, "Microsoft.Build.CopyOnWrite.LinkKept"))
         {
-            Log.LogMessage(MessageImportance.High, CopyOnWriteCodes.LinkKeptText(sourcePath, destinationPath, why));
+            Log.LogMessage(MessageImportance.High, CopyOnWriteCodes.LinkKeptText(sourcePath, destinationPath, why, toSource));
         }
     }
 

@@ -27,16 +27,22 @@ public sealed partial class Copy
             return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
         }
 
-        // With CopyOnWriteInsteadOfLinks, a destination that is a link to its source (an earlier build's, before the
-        // setting) has the source's size and time but is not up to date: it is replaced by a clone where the volume
-        // clones. Off, nothing more is asked than the stock task's check (no system call: docs/links.md).
+        if (LinksOnly && !(IsUnchanged(sourcePath, destinationPath, out _) && IsHardLinkedOutput(sourcePath, destinationPath, out _))
+            && !IsLinkToSource(sourcePath, destinationPath))
+        {
+            return true; // not a link: the target that copies it judges whether it is out of date
+        }
+
+        // With CopyOnWriteInsteadOfLinks, a destination that is a hard link an earlier build made (to its source, or to
+        // what its source was) has the source's size and time but is not up to date: it is replaced by a clone where the
+        // volume clones. Off, nothing more is asked than the stock task's check (no system call: docs/links.md).
         if (SkipUnchangedFiles && IsUnchanged(sourcePath, destinationPath, out long length))
         {
-            if (options.CloneInsteadOfLinks && IsLinkToSource(sourcePath, destinationPath))
+            if (options.CloneInsteadOfLinks && IsHardLinkedOutput(sourcePath, destinationPath, out bool toSource))
             {
                 try
                 {
-                    if (TryReplaceLinkWithClone(sourcePath, destinationPath))
+                    if (TryReplaceLinkWithClone(sourcePath, destinationPath, toSource))
                     {
                         return Succeeded(pair);
                     }

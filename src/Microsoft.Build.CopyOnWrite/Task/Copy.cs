@@ -100,6 +100,9 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     /// </summary>
     internal CopyOnWriteSettings? Settings { get; set; }
 
+    /// <summary>Set by <see cref="ReplaceLinksWithClones"/>: only a destination that is a link an earlier build made is replaced; nothing else is written.</summary>
+    internal bool LinksOnly { get; set; }
+
     /// <summary>A CopyOnWrite property value the factory did not understand (reported as COW003), or null.</summary>
     internal string? SettingsProblem { get; set; }
 

@@ -108,16 +108,19 @@ internal static class CopyOnWriteCodes
     /// A message per file (<see cref="Copy"/>, CopyOnWriteInsteadOfLinks): an output that was still a link to its source
     /// from a build before the setting, replaced by a clone; its source (often the package cache's file) is untouched.
     /// </summary>
-    public static string ReplacedLinkText(string sourcePath, string destinationPath)
-        => $"CopyOnWrite: \"{destinationPath}\" was a link to \"{sourcePath}\" (made by an earlier build); replaced it with a clone (CopyOnWriteInsteadOfLinks), "
-            + "so a write into it no longer reaches the source. The source was not changed.";
+    public static string ReplacedLinkText(string sourcePath, string destinationPath, bool toSource = true)
+        => toSource
+            ? $"CopyOnWrite: \"{destinationPath}\" was a link to \"{sourcePath}\" (made by an earlier build); replaced it with a clone (CopyOnWriteInsteadOfLinks), "
+                + "so a write into it no longer reaches the source. The source was not changed."
+            : $"CopyOnWrite: \"{destinationPath}\" was a hard link to another file than its source \"{sourcePath}\" (made by an earlier build, e.g. to the file the source was before); "
+                + "replaced it with a clone of the source (CopyOnWriteInsteadOfLinks), so a write into it no longer reaches that file. No other file was changed.";
 
     /// <summary>
     /// A message, once per build (<see cref="Copy"/>, CopyOnWriteInsteadOfLinks): an output that is a link to its source
     /// stays one because the volume cannot clone; the later ones in the build are left the same way without a word.
     /// </summary>
-    public static string LinkKeptText(string sourcePath, string destinationPath, string why)
-        => $"CopyOnWrite: \"{destinationPath}\" is a link to \"{sourcePath}\" and stays one, although CopyOnWriteInsteadOfLinks is true, because {why}; "
+    public static string LinkKeptText(string sourcePath, string destinationPath, string why, bool toSource = true)
+        => $"CopyOnWrite: \"{destinationPath}\" is a link to {(toSource ? $"\"{sourcePath}\"" : "another file (made by an earlier build)")} and stays one, although CopyOnWriteInsteadOfLinks is true, because {why}; "
             + "a write into it reaches the source (often the NuGet package cache). Other outputs of this build that are links stay too, without this message. "
             + "To get independent files, build on a volume that clones (XFS with reflink, btrfs, APFS, ReFS / Dev Drive), "
             + "or turn the link properties (CreateHardLinksFor...IfPossible, CreateSymbolicLinksFor...IfPossible) off and build once with --no-incremental."
@@ -127,8 +130,8 @@ internal static class CopyOnWriteCodes
     /// A message per file (<see cref="Copy"/>): an output that is a link to its source could not be replaced by a clone, so
     /// it stays a link, as the up-to-date check would have left it; the next build tries again.
     /// </summary>
-    public static string LinkNotReplacedText(string sourcePath, string destinationPath, string error)
-        => $"CopyOnWrite: \"{destinationPath}\" is a link to \"{sourcePath}\" and could not be replaced by a clone (CopyOnWriteInsteadOfLinks): {error}. "
+    public static string LinkNotReplacedText(string sourcePath, string destinationPath, string error, bool toSource = true)
+        => $"CopyOnWrite: \"{destinationPath}\" is a link to {(toSource ? $"\"{sourcePath}\"" : "another file (made by an earlier build)")} and could not be replaced by a clone (CopyOnWriteInsteadOfLinks): {error}. "
             + "It stays a link for now (a write into it reaches the source) and the next build tries again; fix what the error says, or delete the file.";
 
     /// <summary>The first sentence of COW006 for one file, also said (as a low-importance message) for later faults.</summary>

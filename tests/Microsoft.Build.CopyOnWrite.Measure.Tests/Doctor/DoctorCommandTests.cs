@@ -492,6 +492,44 @@ public sealed class DoctorCommandTests
         Assert.IsFalse(output.Contains("asks for links", StringComparison.Ordinal), output);
     }
 
+    /// <summary>
+    /// Links that are there now (#52): MSBuild's own Copy hard-links the package's assembly into bin/ on XFS; the doctor
+    /// finds that output by its inode among the package's files, counts it in the JSON and says what to type (one build
+    /// with CopyOnWriteInsteadOfLinks, since XFS clones). The same solution built again without links has none.
+    /// </summary>
+    [TestMethod]
+    public void Outputs_that_are_hard_links_into_the_package_cache_now_are_counted_and_named_with_what_to_type()
+    {
+        LoopFileSystem xfs = LoopFileSystems.Require("xfs");
+        LinkingSolution solution = LinkingSolution.Create(xfs.NewFolder("linked-now"), xfs.NewFolder("packages"), withOurSdk: false);
+        ProcessResult restore = solution.Dotnet("restore", solution.SolutionFile);
+        if (!restore.Succeeded && restore.Output.Contains("NU1301", StringComparison.Ordinal))
+        {
+            Assert.Inconclusive($"SKIPPED: this test restores {LinkingSolution.PackageId} from the package registry, which cannot be reached here:\n{restore.Output}");
+        }
+
+        Assert.IsTrue(solution.Build().Succeeded, "the build with links");
+        Assert.AreEqual(2, UnixFileFacts.Of(solution.PackageAssemblyInOutput).Links, "premise: bin/ holds the package cache's file itself");
+        string json = Path.Combine(solution.Root, "doctor.json");
+
+        (int exit, string output) = Doctor(Path.Combine(solution.Root, "App"), "--json", json);
+
+        Assert.AreEqual(0, exit, output);
+        StringAssert.Contains(output, "1 output of the build is a link into a package folder now (" + solution.PackageAssemblyInOutput + ")");
+        StringAssert.Contains(output, "dotnet build -p:CopyOnWriteInsteadOfLinks=true");
+        using (JsonDocument report = JsonDocument.Parse(File.ReadAllText(json)))
+        {
+            JsonElement linked = report.RootElement.GetProperty("linksIntoPackageFolders");
+            Assert.AreEqual(1, linked.GetProperty("count").GetInt32(), output);
+            Assert.AreEqual(solution.PackageAssemblyInOutput, linked.GetProperty("examples")[0].GetString());
+        }
+
+        solution.WriteDirectoryBuildProps(links: false, string.Empty);
+        Assert.IsTrue(solution.Dotnet("build", solution.SolutionFile, "--no-incremental", "-nr:false").Succeeded, "a clean build without links");
+        (_, string after) = Doctor(Path.Combine(solution.Root, "App"));
+        Assert.IsFalse(after.Contains("link into a package folder now", StringComparison.Ordinal) || after.Contains("links into a package folder now", StringComparison.Ordinal), after);
+    }
+
     /// <summary>Directory.Build.props with these properties, as a repository turns links on.</summary>
     private static void AskForLinks(string repository, string properties)
         => File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), $"<Project><PropertyGroup>{properties}</PropertyGroup></Project>");

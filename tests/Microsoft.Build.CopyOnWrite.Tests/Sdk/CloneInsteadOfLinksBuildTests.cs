@@ -62,6 +62,70 @@ public sealed class CloneInsteadOfLinksBuildTests
     }
 
     [TestMethod]
+    [DataRow("xfs")]
+    [DataRow("btrfs")]
+    public void Built_with_links_then_with_the_setting_on_the_command_line_without_cleaning_the_links_become_clones_and_the_package_cache_is_untouched(string kind)
+    {
+        // Issue #52: how people arrive at the setting, a repository that has linked for months. Before, the up-to-date
+        // check skipped the hard links (same size and time as their sources) and nothing was said.
+        using LoopFileSystem volume = LoopFileSystems.RequireNew(kind, VolumeMiB, LoopFileSystems.KeptFolder);
+        LinkingSolution solution = LinkingSolution.Create(volume);
+        solution.WriteDirectoryBuildProps(links: true, string.Empty);
+        solution.Restore();
+        IReadOnlyDictionary<string, string> cacheBefore = solution.PackageCacheContents();
+        solution.Build();
+        string fromCache = solution.PackageAssemblyInCache(LinkingSolution.FirstVersion);
+        UnixFileFacts cacheFile = UnixFileFacts.Of(fromCache);
+        Assert.AreEqual((cacheFile.Inode, 2), (UnixFileFacts.Of(solution.PackageAssemblyInOutput).Inode, cacheFile.Links), "premise: bin/ has the package cache's file itself");
+
+        string summaryFile = Path.Combine(solution.Root, "summary.json");
+        string logger = solution.Dotnet("msbuild", "Directory.Build.props", "-getProperty:CopyOnWriteSummaryLogger").Output.Trim();
+        ProcessResult build = solution.Build("-p:CopyOnWriteInsteadOfLinks=true", $"-logger:{logger};SummaryFile={summaryFile}");
+
+        CloneInsteadOfLinksTests.AssertIndependentClone(fromCache, solution.PackageAssemblyInOutput, $"the package's assembly, hard-linked by the build before, on {kind}");
+        Assert.AreEqual((cacheFile.Inode, 1), (UnixFileFacts.Of(fromCache).Inode, UnixFileFacts.Of(fromCache).Links), "the cache's file keeps its inode and has one name again");
+        Assert.AreEqual(0, solution.ChangedSince(cacheBefore).Count, "replacing the link changed the package cache: " + string.Join(", ", solution.ChangedSince(cacheBefore)));
+        Assert.AreEqual(string.Empty, string.Join("; ", solution.LinkedOutputs()), "no output is a link any more");
+        StringAssert.Contains(build.Output, $"\"{solution.PackageAssemblyInOutput}\" was a link to \"{fromCache}\"", "said for the file");
+        Assert.IsTrue(build.Output.Contains("links with clones among them", System.StringComparison.Ordinal) || build.Output.Contains("1 link with a clone among them", System.StringComparison.Ordinal), "the Copy lines count them:\n" + build.Output);
+        string summary = build.Output.Split('\n').Single(line => line.Contains("CopyOnWrite build summary:", System.StringComparison.Ordinal));
+        StringAssert.Contains(summary, "links with clones among them", "the build summary counts them");
+        using (var totals = System.Text.Json.JsonDocument.Parse(File.ReadAllText(summaryFile)))
+        {
+            int replaced = totals.RootElement.GetProperty("replacedLinks").GetProperty("files").GetInt32();
+            Assert.IsTrue(replaced >= 3, "the package's assembly, the library and the app's own assembly at least: " + File.ReadAllText(summaryFile));
+        }
+
+        CloneInsteadOfLinksTests.WriteInPlace(solution.PackageAssemblyInOutput);
+        Assert.AreEqual(0, solution.ChangedSince(cacheBefore).Count, "a write into the output changed the package cache: " + string.Join(", ", solution.ChangedSince(cacheBefore)));
+
+        // The clones are outputs like any other: the next build with the setting finds them up to date and replaces nothing.
+        ProcessResult again = solution.Build("-p:CopyOnWriteInsteadOfLinks=true");
+        Assert.IsFalse(again.Output.Contains("was a link to", System.StringComparison.Ordinal), again.Output);
+    }
+
+    [TestMethod]
+    public void Built_with_links_on_ext4_then_with_the_setting_the_links_stay_and_the_build_says_so_once()
+    {
+        using LoopFileSystem volume = LoopFileSystems.RequireNew("ext4", VolumeMiB, LoopFileSystems.KeptFolder);
+        LinkingSolution solution = LinkingSolution.Create(volume);
+        solution.WriteDirectoryBuildProps(links: true, string.Empty);
+        solution.Build();
+        string fromCache = solution.PackageAssemblyInCache(LinkingSolution.FirstVersion);
+        long inode = UnixFileFacts.Of(fromCache).Inode;
+
+        // One node: OncePerBuild says a diagnosis once per MSBuild node (-m runs one per core).
+        ProcessResult build = solution.Build("-p:CopyOnWriteInsteadOfLinks=true", "-m:1");
+
+        Assert.AreEqual(inode, UnixFileFacts.Of(solution.PackageAssemblyInOutput).Inode, "the hard link into the package cache stays, as the project asks");
+        const string Said = "and stays one, although CopyOnWriteInsteadOfLinks is true, because";
+        string[] said = build.Output.Split('\n').Where(line => line.Contains(Said, System.StringComparison.Ordinal)).ToArray();
+        Assert.AreEqual(1, said.Length, "said once, though several outputs are links:\n" + build.Output);
+        StringAssert.Contains(said[0], "ext4", "names the file system that cannot clone");
+        Assert.IsTrue(solution.LinkedOutputs().Count() >= 3, "premise: several outputs are links: " + string.Join("; ", solution.LinkedOutputs()));
+    }
+
+    [TestMethod]
     [DataRow("command line")]
     [DataRow("environment")]
     public void Given_on_the_command_line_or_in_the_environment_the_setting_reaches_the_common_targets_Copy(string route)

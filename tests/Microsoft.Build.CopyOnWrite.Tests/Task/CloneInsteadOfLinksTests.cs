@@ -180,6 +180,34 @@ public sealed class CloneInsteadOfLinksTests
         Assert.AreEqual((0, 1), (again.Summary.ReplacedLinksFiles, again.Summary.UpToDateFiles), next.Log);
     }
 
+    /// <summary>
+    /// A chain of links, as a linking build leaves it: obj/Lib.dll, Lib/bin/Lib.dll and App/bin/Lib.dll are one file.
+    /// Lib's Copy replaces Lib/bin's name with a clone; App's Copy then finds App/bin/Lib.dll a hard link, no longer to
+    /// its source but to obj/Lib.dll: still a link, so replaced too. No stale link survives, and obj/ keeps its bytes.
+    /// </summary>
+    [TestMethod]
+    public void With_the_setting_an_output_that_is_a_hard_link_to_what_its_source_was_is_replaced_too()
+    {
+        string folder = LoopFileSystems.Xfs.NewFolder("stale-chain");
+        string obj = TestFiles.Write(folder, "obj/Lib.dll", 80_000, seed: 12);
+        byte[] original = File.ReadAllBytes(obj);
+        string libBin = Path.Combine(folder, "Lib", "bin", "Lib.dll");
+        string appBin = Path.Combine(folder, "App", "bin", "Lib.dll");
+        Assert.IsTrue(Run(obj, libBin, "hard", setting: null, skipUnchangedFiles: true).Succeeded);
+        Assert.IsTrue(Run(libBin, appBin, "hard", setting: null, skipUnchangedFiles: true).Succeeded);
+        Assert.AreEqual(3, UnixFileFacts.Of(obj).Links, "premise: one file, three names");
+
+        Assert.IsTrue(Run(obj, libBin, "hard", setting: "true", skipUnchangedFiles: true).Succeeded);
+        (bool succeeded, RecordingBuildEngine build, Copy task) = Run(libBin, appBin, "hard", setting: "true", skipUnchangedFiles: true);
+
+        Assert.IsTrue(succeeded, build.Log);
+        AssertIndependentClone(libBin, appBin, "App/bin's name of obj/Lib.dll");
+        Assert.AreEqual((1, 1), (UnixFileFacts.Of(obj).Links, task.Summary.ReplacedLinksFiles), build.Log);
+        StringAssert.Contains(build.Log, CopyOnWriteCodes.ReplacedLinkText(libBin, appBin, toSource: false), "said for the file");
+        WriteInPlace(appBin);
+        CollectionAssert.AreEqual(original, File.ReadAllBytes(obj), "a write into App/bin reached obj/");
+    }
+
     [TestMethod]
     [DataRow("hard")]
     [DataRow("symbolic")]
