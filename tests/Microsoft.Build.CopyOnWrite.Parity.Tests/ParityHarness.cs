@@ -97,7 +97,7 @@ public static class ParityHarness
             side.IntendedPaths.AddRange(scenario.IntendedPathsOrDefault());
         }
 
-        IntendedDifferences.Apply(scenario, stock, ours);
+        IntendedDifferences.Apply(ParitySuite.Linux, scenario.Intended, stock, ours);
         string? diff = Observation.Diff(stock, ours);
         return diff is null
             ? null

@@ -116,7 +116,7 @@ public sealed class Scenario
     public Scenario Shows(string intendedDifference, params string[] paths)
     {
         IntendedPaths.AddRange(paths);
-        if (!IntendedDifferences.Table.Any(d => d.Key == intendedDifference))
+        if (!IntendedDifferences.Has(ParitySuite.Linux, intendedDifference))
         {
             throw new ArgumentException($"{Name}: no intended difference named {intendedDifference}");
         }

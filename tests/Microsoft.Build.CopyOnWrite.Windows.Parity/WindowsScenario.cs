@@ -87,7 +87,7 @@ internal sealed class WindowsScenario(string name)
 
     public WindowsScenario Shows(string intendedDifference, params string[] paths)
     {
-        if (!IntendedDifferences.Table.Any(d => d.Key == intendedDifference))
+        if (!IntendedDifferences.Has(ParitySuite.Windows, intendedDifference))
         {
             throw new ArgumentException($"No intended difference named {intendedDifference}.", nameof(intendedDifference));
         }
@@ -172,7 +172,7 @@ internal static class WindowsParityHarness
             side.IntendedPaths.AddRange(scenario.IntendedPaths);
         }
 
-        IntendedDifferences.Apply(scenario, stock, ours);
+        IntendedDifferences.Apply(ParitySuite.Windows, scenario.Intended, stock, ours);
         string? diff = Observation.Diff(stock, ours);
         return diff is null
             ? null

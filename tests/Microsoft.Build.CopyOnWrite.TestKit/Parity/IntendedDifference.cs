@@ -7,9 +7,19 @@ namespace Microsoft.Build.CopyOnWrite.TestKit.Parity;
 
 /// <summary>
 /// One way our Copy is meant to differ from MSBuild's: its key (scenarios name it), whether it applies to every
-/// scenario, the reason, and the normalisation that removes exactly that difference before the comparison.
+/// scenario, the reason, the normalisation that removes exactly that difference before the comparison, and the
+/// parity suites it holds in (IntendedDifferences holds the one list).
 /// </summary>
-public sealed record IntendedDifference(string Key, bool Always, string Reason, Action<Observation, Observation> Normalize);
+public sealed record IntendedDifference(string Key, bool Always, string Reason, Action<Observation, Observation> Normalize, ParitySuite In = ParitySuite.Both);
+
+/// <summary>The two parity suites: Linux (Parity.Tests) and Windows (Windows.Parity, under Wine or on Windows).</summary>
+[Flags]
+public enum ParitySuite
+{
+    Linux = 1,
+    Windows = 2,
+    Both = Linux | Windows,
+}
 
 /// <summary>Normalisations both parity suites (Linux, and Windows under Wine) apply the same way.</summary>
 public static class CommonDifferences

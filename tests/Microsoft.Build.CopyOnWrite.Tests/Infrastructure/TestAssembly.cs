@@ -3,10 +3,14 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
+/// <summary>
+/// The one assembly set-up of the suites that run MSBuild in their own process: Tests, Reliability.Tests (which links
+/// all of Infrastructure/) and Parity.Tests (which links this file). Each suite removes what it made in its CleanUp.
+/// </summary>
 [TestClass]
-public static class TestAssembly
+public static partial class TestAssembly
 {
-    /// <summary>MSBuild's assemblies come from the installed .NET SDK; register before any test touches them.</summary>
+    /// <summary>MSBuild's assemblies (and so the stock Copy task) come from the installed .NET SDK; register before any test touches them.</summary>
     [AssemblyInitialize]
     public static void Initialize(TestContext context)
     {
@@ -17,9 +21,8 @@ public static class TestAssembly
     }
 
     [AssemblyCleanup]
-    public static void Cleanup()
-    {
-        LoopFileSystems.UnmountAll();
-        TestScratch.DeleteAll();
-    }
+    public static void Cleanup() => CleanUp();
+
+    /// <summary>The suite's own: unmounts and deletes what its tests made.</summary>
+    static partial void CleanUp();
 }
