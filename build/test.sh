@@ -32,6 +32,7 @@ parity="$tests/Microsoft.Build.CopyOnWrite.Parity.Tests/Microsoft.Build.CopyOnWr
 reliability="$tests/Microsoft.Build.CopyOnWrite.Reliability.Tests/Microsoft.Build.CopyOnWrite.Reliability.Tests.csproj"
 measure="$tests/Microsoft.Build.CopyOnWrite.Measure.Tests/Microsoft.Build.CopyOnWrite.Measure.Tests.csproj"
 sdk_builds="FullyQualifiedName~Microsoft.Build.CopyOnWrite.Tests.Sdk."
+not_sdk_builds="FullyQualifiedName!~Microsoft.Build.CopyOnWrite.Tests.Sdk." # spelled out: ${x/~/!~} would tilde-expand the ~
 # The quick tier's filters (MSTest --filter over class names): what they select is listed in CONTRIBUTING.md.
 quick_main="FullyQualifiedName~.Tests.Task.|FullyQualifiedName~.Tests.Cloning.|FullyQualifiedName~.Tests.Layout.|FullyQualifiedName~.Tests.Volumes.LinuxVolumesTests|FullyQualifiedName~.Tests.WindowsBenchmark."
 quick_reliability="FullyQualifiedName!~SystemCallFaultTests&FullyQualifiedName!~ConcurrentCopyTests"
@@ -89,7 +90,7 @@ else
   # Lanes that need no package start at once; the others wait for it.
   { suite Microsoft.Build.CopyOnWrite.Parity.Tests "$parity"
     suite Microsoft.Build.CopyOnWrite.Reliability.Tests "$reliability"
-    packed && suite Microsoft.Build.CopyOnWrite.Tests-others "$main" "${sdk_builds/~/!~}"; } &
+    packed && suite Microsoft.Build.CopyOnWrite.Tests-others "$main" "$not_sdk_builds"; } &
   { wine
     packed && suite Microsoft.Build.CopyOnWrite.Measure.Tests "$measure"; } &
   # Both packages, once, with the release command, in the environment SdkPackage.PackEnvironment describes.

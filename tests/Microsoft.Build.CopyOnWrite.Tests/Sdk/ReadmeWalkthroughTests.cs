@@ -31,6 +31,8 @@ public sealed class ReadmeWalkthroughTests
         File.WriteAllText(Path.Combine(repository, "global.json"), ReadmeLine("global.json:").Replace("2.0.0", SdkPackage.Version, StringComparison.Ordinal));
         var environment = SdkPackage.BuildEnvironment;
         environment["NUGET_PACKAGES"] = packageCache;
+        // A newcomer's CLI home: the .NET CLI's cache of local tools would otherwise point into an earlier test's package cache.
+        environment["DOTNET_CLI_HOME"] = TestScratch.NewFolder("newcomer-home");
         foreach (string[] step in new[]
         {
             new[] { "new", "sln", "-n", "App" }, ["new", "console", "-n", "App", "-o", "App"], ["new", "classlib", "-n", "Lib", "-o", "Lib"],

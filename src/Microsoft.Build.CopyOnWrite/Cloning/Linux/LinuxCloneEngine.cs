@@ -63,7 +63,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             using (SafeFileHandle source = UnixFiles.OpenSourceForReading(sourcePath, out LinuxNative.FileStatus status))
             using (SafeFileHandle temporary = UnixFiles.CreateNew(temporaryPath))
             {
-                result = Fill(source, temporary, status, sourcePath, temporaryPath, cancellationToken);
+                result = CloneOrCopyContent(source, temporary, status, sourcePath, temporaryPath, cancellationToken);
+                SetFileCopyMetadata(temporary, source, status, sourceWasRead: result.Method != CloneMethod.Cloned, sourcePath, temporaryPath);
             }
 
             cancellationToken.ThrowIfCancellationRequested();
@@ -102,7 +103,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         }
 
         using var unnamed = new SafeFileHandle((IntPtr)fd, ownsHandle: true);
-        CloneResult result = Fill(source, unnamed, status, sourcePath, destinationPath, cancellationToken);
+        CloneResult result = CloneOrCopyContent(source, unnamed, status, sourcePath, destinationPath, cancellationToken);
+        SetFileCopyMetadata(unnamed, source, status, sourceWasRead: result.Method != CloneMethod.Cloned, sourcePath, destinationPath);
         cancellationToken.ThrowIfCancellationRequested();
 
         int linkErrno = nameTaken ? EEXIST : Name(fd, destinationPath);
@@ -153,7 +155,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
         try
         {
-            SetFileCopyMetadata((int)destination.DangerousGetHandle(), sourceFd, status, sourceWasRead: true, sourcePath, destinationPath);
+            SetFileCopyMetadata(destination, source, status, sourceWasRead: true, sourcePath, destinationPath);
         }
         catch
         {
@@ -206,37 +208,31 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             : Marshal.GetLastPInvokeError();
     }
 
-    /// <summary>Puts the content (clone or copy) and File.Copy's metadata into <paramref name="destination"/>.</summary>
-    private CloneResult Fill(SafeFileHandle source, SafeFileHandle destination, in LinuxNative.FileStatus status, string sourcePath, string pathForErrors, CancellationToken cancellationToken)
-    {
-        int sourceFd = (int)source.DangerousGetHandle();
-        int destinationFd = (int)destination.DangerousGetHandle();
-        CloneResult result = CloneOrCopyContent(source, sourceFd, destinationFd, status, sourcePath, pathForErrors, cancellationToken);
-        SetFileCopyMetadata(destinationFd, sourceFd, status, sourceWasRead: result.Method != CloneMethod.Cloned, sourcePath, pathForErrors);
-        return result;
-    }
-
     /// <summary>
     /// File.Copy's metadata: permission bits, and both times as the source has them after its data was read
     /// (reading may move the access time; File.Copy carries the moved one over; a clone reads nothing). Plus the
     /// stock task's rule that a read-only source gives a destination its owner can write.
     /// </summary>
-    private static void SetFileCopyMetadata(int destinationFd, int sourceFd, in LinuxNative.FileStatus status, bool sourceWasRead, string sourcePath, string pathForErrors)
+    /// <remarks>Called by each caller of <see cref="CloneOrCopyContent"/>, not by it: one frame fewer above the clone call.</remarks>
+    private static void SetFileCopyMetadata(SafeFileHandle destination, SafeFileHandle source, in LinuxNative.FileStatus status, bool sourceWasRead, string sourcePath, string pathForErrors)
     {
-        LinuxNative.FileStatus times = sourceWasRead ? LinuxNative.Stat(sourceFd, sourcePath) : status;
+        int destinationFd = (int)destination.DangerousGetHandle();
+        LinuxNative.FileStatus times = sourceWasRead ? LinuxNative.Stat((int)source.DangerousGetHandle(), sourcePath) : status;
         LinuxNative.SetPermissions(destinationFd, status.PermissionBits | OwnerWrite, pathForErrors);
         LinuxNative.SetTimes(destinationFd, times, pathForErrors);
     }
 
+    /// <summary>Puts the content into <paramref name="destination"/>: a clone, else a copy (in the kernel, else by reads and writes).</summary>
     private CloneResult CloneOrCopyContent(
         SafeFileHandle source,
-        int sourceFd,
-        int destinationFd,
+        SafeFileHandle destination,
         in LinuxNative.FileStatus status,
         string sourcePath,
         string temporaryPath,
         CancellationToken cancellationToken)
     {
+        int sourceFd = (int)source.DangerousGetHandle();
+        int destinationFd = (int)destination.DangerousGetHandle();
         long size = status.Size;
         if (!status.IsRegularFile)
         {
@@ -269,7 +265,15 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             }
         }
 
-        int errno = Clone(destinationFd, ficlone, sourceFd);
+        // ioctl(FICLONE), here rather than in a method of its own (one frame fewer). A signal may interrupt it (EINTR: a
+        // FUSE or network file system waiting on its server, the runtime's own signals), which says nothing of the file or
+        // the volume: tried again, as File.Copy does, but CloneAttempts times in all, so an interrupt storm ends in a copy.
+        int errno = LinuxNative.EINTR;
+        for (int attempt = 0; attempt < CloneAttempts && errno == LinuxNative.EINTR; attempt++)
+        {
+            errno = LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0 ? 0 : Marshal.GetLastPInvokeError();
+        }
+
         if (errno == 0)
         {
             return CloneResult.Cloned(status.Size);
@@ -372,32 +376,6 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         }
 
         return total;
-    }
-
-    /// <summary>
-    /// ioctl(FICLONE): 0, or the errno. A signal may interrupt it (EINTR: a FUSE or network file system waiting on its
-    /// server, the runtime's own signals): that says nothing of the file or the volume, so it is tried again, as
-    /// File.Copy tries again, but only <see cref="CloneAttempts"/> times in all, so a call that is interrupted every
-    /// time (a filter, a signal storm) ends in a copy rather than a loop.
-    /// </summary>
-    private static int Clone(int destinationFd, nuint ficlone, int sourceFd)
-    {
-        int errno = 0;
-        for (int attempt = 0; attempt < CloneAttempts; attempt++)
-        {
-            if (LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0)
-            {
-                return 0;
-            }
-
-            errno = Marshal.GetLastPInvokeError();
-            if (errno != LinuxNative.EINTR)
-            {
-                return errno;
-            }
-        }
-
-        return errno;
     }
 
     private VolumePair VolumesOf(int destinationFd, in LinuxNative.FileStatus source, out long fileSystemType)
