@@ -59,9 +59,10 @@ public sealed partial class BuildSummaryTests
         var summary = SavingsProjects.LinesContaining(output, "CopyOnWrite build summary:");
         Assert.AreEqual(1, summary.Count, output);
         StringAssert.Contains(summary[0], "because source and destination are on different volumes");
+        // The logger says it for the whole build ("in this build"): its count is the sum of the Copy tasks' data lines.
         var diagnosis = SavingsProjects.LinesContaining(output, "were copied, not cloned, because they come from");
         Assert.AreEqual(1, diagnosis.Count, "at minimal verbosity only the logger's build-wide diagnosis shows:\n" + output);
-        StringAssert.Contains(diagnosis[0], $"4 files (976.6 KiB) in this Copy were copied, not cloned, because they come from {content} on another volume than {projects.Root};");
+        StringAssert.Contains(diagnosis[0], $"4 files (976.6 KiB) in this build were copied, not cloned, because they come from {content} on another volume than {projects.Root};");
 
         // The data names the source's file system (ext4) and the destination's (XFS) each under its own name.
         using JsonDocument totals = JsonDocument.Parse(File.ReadAllText(json));
