@@ -15,35 +15,19 @@
 #   build/pack.sh FOLDER makes a PKG; PKG_OLD may be PKG_NEW (two copies of one task show the noise).
 #   CONDITIONS: "lines quiet" by default, or one of them.
 #   NODE_REUSE=true: the builds share MSBuild's nodes (dotnet build's default): only the first pays a node's first Copy.
+#   SCENARIO=clean: each build after deleting bin/ and obj/Debug/ (restore kept) instead of touching Layer01.cs: the
+#   clean build's time in Copy (every output written).
 set -euo pipefail
-vol=$1; new=$2; old=$3; runs=${4:-5}; conditions=${5:-lines quiet}; node_reuse=${NODE_REUSE:-false}
+vol=$1; new=$2; old=$3; runs=${4:-5}; conditions=${5:-lines quiet}; node_reuse=${NODE_REUSE:-false}; scenario=${SCENARIO:-touched}
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
-setup() { # tree package
-  local tree="$vol/$1"
-  rm -rf "$tree"; mkdir -p "$tree"; cp -r "$repo/samples/." "$tree/"
-  rm -rf "$tree/Snowball"/*/bin "$tree/Snowball"/*/obj
-  printf '<configuration><packageSources><clear /><add key="local" value="%s" /></packageSources></configuration>\n' "$2" > "$tree/NuGet.config"
-  rm -rf "$vol/nuget-$1"
-  NUGET_PACKAGES="$vol/nuget-$1" dotnet restore "$tree/Snowball/Snowball.sln" -v:q >/dev/null
-  NUGET_PACKAGES="$vol/nuget-$1" dotnet build "$tree/Snowball/Snowball.sln" --no-restore -nr:false -v:q >/dev/null
-}
-setup new "$new"; setup old "$old"
-floor="$vol/floor"
-rm -rf "$floor"; mkdir -p "$floor"
-cat > "$floor/Floor.csproj" <<'XML'
-<Project Sdk="Microsoft.NET.Sdk">
-  <PropertyGroup><TargetFramework>net$(BundledNETCoreAppTargetFrameworkVersion)</TargetFramework></PropertyGroup>
-  <ItemGroup>
-    <Reference Include="$(MSBuildBinPath)/Microsoft.Build.Tasks.Core.dll" Private="false" />
-    <Reference Include="$(MSBuildBinPath)/Microsoft.Build.Framework.dll" Private="false" />
-    <Reference Include="$(MSBuildBinPath)/Microsoft.Build.Utilities.Core.dll" Private="false" />
-  </ItemGroup>
-</Project>
-XML
-echo 'namespace Floor; public class Copy : Microsoft.Build.Tasks.Copy { }' > "$floor/Copy.cs"
-dotnet build "$floor/Floor.csproj" -c Release -o "$floor/out" -v:q -nologo >/dev/null
-printf '<Project><UsingTask TaskName="Copy" AssemblyFile="%s" /></Project>\n' "$floor/out/Floor.dll" > "$floor/Floor.targets"
+source "$repo/build/bench-trees.sh"
+for tree in new old; do
+  package=$new; [ $tree = old ] && package=$old
+  bench_tree $tree "$package"
+  NUGET_PACKAGES="$vol/nuget-$tree" dotnet build "$vol/$tree/Snowball/Snowball.sln" --no-restore -nr:false -v:q >/dev/null
+done
+bench_floor
 logger_new=$(NUGET_PACKAGES="$vol/nuget-new" dotnet msbuild "$vol/new/Snowball/Snowball.App/Snowball.App.csproj" -nologo -getProperty:CopyOnWriteSummaryLogger)
 logger_old=$(NUGET_PACKAGES="$vol/nuget-old" dotnet msbuild "$vol/old/Snowball/Snowball.App/Snowball.App.csproj" -nologo -getProperty:CopyOnWriteSummaryLogger)
 copy_ms() { awk '/Task Performance Summary:/{s=1;next} s && $2=="ms" && $3=="Copy" {print $1, $4; exit}' ; }
@@ -52,10 +36,11 @@ one() { # task condition
   case $1 in
     old) tree=old; logger=$logger_old ;;
     stock) extra+=(-p:DisableCopyOnWrite=true) ;;
-    floor) extra+=(-p:DisableCopyOnWrite=true "-p:CustomBeforeMicrosoftCommonTargets=$floor/Floor.targets") ;;
+    floor) extra+=(-p:DisableCopyOnWrite=true "-p:CustomBeforeMicrosoftCommonTargets=$floor_targets") ;;
   esac
   if [ "$2" = quiet ]; then extra+=(-v:m); else extra+=(-v:n "-logger:$logger"); fi
-  touch "$vol/$tree/Snowball/Snowball.Lib01/Layer01.cs"
+  if [ "$scenario" = clean ]; then rm -rf "$vol/$tree/Snowball"/*/bin "$vol/$tree/Snowball"/*/obj/Debug
+  else touch "$vol/$tree/Snowball/Snowball.Lib01/Layer01.cs"; fi
   NUGET_PACKAGES="$vol/nuget-$tree" dotnet build "$vol/$tree/Snowball/Snowball.sln" --no-restore "-nr:$node_reuse" -clp:PerformanceSummary "${extra[@]}" 2>&1 | copy_ms
 }
 orders=("new stock old floor" "stock old floor new" "old floor new stock" "floor new stock old")

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Runtime.CompilerServices;
 using System.Runtime.ExceptionServices;
 using System.Threading;
 
@@ -24,14 +25,25 @@ internal static class InputOrderParallel
     {
         var run = new Run<T>(items, body);
         int helpers = Math.Min(parallelism, items.Count) - 1;
-        for (int i = 0; i < helpers; i++)
+        if (helpers > 0)
         {
-            ThreadPool.QueueUserWorkItem(static state => ((Run<T>)state!).Work(), run);
+            QueueHelpers(run, helpers);
         }
 
         run.Work();
         run.WaitUntilAllFinished();
         run.Failure?.Throw();
+    }
+
+    // Apart, and never inlined: its ThreadPool reference loads a facade assembly (System.Threading.ThreadPool) when the
+    // precompiled method that holds it first runs, which a Copy of one destination, often a process's first, never needs.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void QueueHelpers<T>(Run<T> run, int helpers)
+    {
+        for (int i = 0; i < helpers; i++)
+        {
+            ThreadPool.QueueUserWorkItem(static state => ((Run<T>)state!).Work(), run);
+        }
     }
 
     private sealed class Run<T>
