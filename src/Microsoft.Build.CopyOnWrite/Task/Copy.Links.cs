@@ -12,18 +12,16 @@ namespace Microsoft.Build.CopyOnWrite;
 // half replaced. With CopyOnWriteInsteadOfLinks, a clone is made instead where one can be (TryCloneInsteadOfLink).
 public sealed partial class Copy
 {
-    /// <param name="replacingLinkToSource">The destination is a symbolic link to the source (CopyOnWriteInsteadOfLinks only): a clone made instead is also counted as a link replaced.</param>
-    private LinkOutcome TryLink(string sourcePath, string destinationPath, bool destinationInTheWay, EntryKind destination, CopyOptions options, bool replacingLinkToSource)
+    /// <summary>The link <paramref name="plan"/> asks for (PairDecision: a link asked, and no clone made instead), as the stock task makes it.</summary>
+    private LinkOutcome TryLink(string sourcePath, string destinationPath, PairPlan plan)
     {
-        // Where the stock task keeps the destination, its link fails (and ErrorIfLinkFails fails the Copy): that stays
-        // as it is, so a clone is tried only where a link could have been made.
-        if (options.CloneInsteadOfLinks && (UseHardlinksIfPossible || options.UseSymbolicLinks) && !destinationInTheWay
-            && TryCloneInsteadOfLink(sourcePath, destinationPath, destination, replacingLinkToSource))
+        bool destinationInTheWay = plan.KeepsDestination;
+        if (plan.WhyNoClone is string whyNoClone)
         {
-            return LinkOutcome.ClonedInstead;
+            SayLinkKept(sourcePath, destinationPath, whyNoClone); // the link to the source is made again, as asked
         }
 
-        if (UseHardlinksIfPossible)
+        if (plan.Link is LinkAsked.Hard or LinkAsked.HardThenSymbolic)
         {
             LogMessage(MessageImportance.Normal, CopyMessages.CreatingHardLink, sourcePath, destinationPath);
             string? failure = destinationInTheWay
@@ -35,7 +33,7 @@ public sealed partial class Copy
                 return LinkOutcome.Linked;
             }
 
-            if (options.UseSymbolicLinks)
+            if (plan.Link == LinkAsked.HardThenSymbolic)
             {
                 LogMessage(MessageImportance.Normal, CopyMessages.HardLinkFailedTryingSymbolic, sourcePath, destinationPath, failure);
             }
@@ -45,7 +43,7 @@ public sealed partial class Copy
             }
         }
 
-        if (options.UseSymbolicLinks)
+        if (plan.Link is LinkAsked.Symbolic or LinkAsked.HardThenSymbolic)
         {
             LogMessage(MessageImportance.Normal, CopyMessages.CreatingSymbolicLink, sourcePath, destinationPath);
             string? failure = destinationInTheWay
@@ -60,7 +58,7 @@ public sealed partial class Copy
             return LinkFailed(failure);
         }
 
-        return LinkOutcome.NotAsked;
+        return LinkOutcome.NotMade;
 
         LinkOutcome LinkFailed(string failure)
         {
@@ -72,35 +70,20 @@ public sealed partial class Copy
                 return LinkOutcome.FailedWithError;
             }
 
-            return LinkOutcome.NotAsked;
+            return LinkOutcome.NotMade;
         }
     }
 
     /// <summary>
-    /// CopyOnWriteInsteadOfLinks: a clone where source and destination are on one volume that clones; false, with
-    /// nothing asked of the engine, elsewhere (another volume, ext4, tmpfs, NTFS), where the link is made as asked. A
-    /// link shares the source's inode (hard) or names it (symbolic), so a later write into the output, by a tool or a
-    /// build step that does not replace files, writes into the source, often the NuGet package cache
-    /// (dotnet/msbuild#8273); a clone shares only storage, which the file system copies on the first write.
+    /// CopyOnWriteInsteadOfLinks, where PairDecision found that source and destination share a volume that clones: a
+    /// clone instead of the link asked for. A link shares the source's inode (hard) or names it (symbolic), so a later
+    /// write into the output, by a tool or a build step that does not replace files, writes into the source, often the
+    /// NuGet package cache (dotnet/msbuild#8273); a clone shares only storage, which the file system copies on the first
+    /// write. False where the file system refused the clone even so (rare: immutable, a swap file): the engine then
+    /// copied it, and the link asked for replaces that copy.
     /// </summary>
-    /// <remarks>
-    /// The volumes are asked first (the catalog's cached answer: one probe clone per volume while it is believed),
-    /// because the engine copies what it cannot clone, and a byte copy of every file where links were asked for would
-    /// cost what the links save. A file the file system refuses to clone even so (rare: immutable, a swap file) has
-    /// then been copied; the link asked for replaces that copy.
-    /// </remarks>
-    private bool TryCloneInsteadOfLink(string sourcePath, string destinationPath, EntryKind destination, bool replacingLinkToSource)
+    private bool TryCloneInsteadOfLink(string sourcePath, string destinationPath, EntryKind destination, PairPlan plan)
     {
-        if (!VolumesClone(sourcePath, destinationPath, out string why))
-        {
-            if (replacingLinkToSource)
-            {
-                SayLinkKept(sourcePath, destinationPath, why); // the link is made again, as asked
-            }
-
-            return false;
-        }
-
         LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
         CloneResult result;
         try
@@ -115,7 +98,7 @@ public sealed partial class Copy
         if (result.Method != CloneMethod.Cloned && result.Reason != FallbackReason.EmptyFile)
         {
             ReportIfOurFault(result, sourcePath, destinationPath, linkedInstead: true); // the link asked for replaces the copy
-            if (replacingLinkToSource)
+            if (plan.ReplacesLinkToSource)
             {
                 SayLinkKept(sourcePath, destinationPath, CopySummary.DescribeFallback(result.Reason, result.Detail));
             }
@@ -124,7 +107,7 @@ public sealed partial class Copy
         }
 
         _summary.AddClonedInsteadOfLink(result, sourcePath, destinationPath);
-        if (replacingLinkToSource)
+        if (plan.ReplacesLinkToSource)
         {
             _summary.CountReplacedLink(result);
             Log.LogMessage(MessageImportance.Normal, CopyOnWriteCodes.ReplacedLinkText(sourcePath, destinationPath));
@@ -134,17 +117,16 @@ public sealed partial class Copy
     }
 
     /// <summary>
-    /// Whether a file goes from <paramref name="sourcePath"/> to <paramref name="destinationPath"/> as a clone (one
-    /// file system, and it clones), by the volume catalog's cached answer; where not, <paramref name="why"/> says why.
+    /// Null where a file goes from <paramref name="sourcePath"/> to <paramref name="destinationPath"/> as a clone (one
+    /// file system, and it clones), by the volume catalog's cached answer; else why not, for a message.
     /// </summary>
-    private static bool VolumesClone(string sourcePath, string destinationPath, out string why)
+    private static string? WhyNoClone(string sourcePath, string destinationPath)
     {
-        why = "the paths name no folder";
         string? sourceFolder = Path.GetDirectoryName(sourcePath);
         string? destinationFolder = Path.GetDirectoryName(destinationPath);
         if (string.IsNullOrEmpty(sourceFolder) || string.IsNullOrEmpty(destinationFolder))
         {
-            return false;
+            return "the paths name no folder";
         }
 
         VolumeCatalog volumes = VolumeCatalog.Shared;
@@ -154,66 +136,25 @@ public sealed partial class Copy
             VolumeLocation destination = volumes.Locate(destinationFolder!);
             if (!CloneRule.SameFileSystem(source, destination))
             {
-                why = $"it is on another volume ({destination.Root}, {destination.FileSystem}) than its source ({source.Root}, {source.FileSystem})";
-                return false;
+                return $"it is on another volume ({destination.Root}, {destination.FileSystem}) than its source ({source.Root}, {source.FileSystem})";
             }
 
-            if (volumes.Inspect(destinationFolder!).CanClone != true)
-            {
-                why = $"{destination.Root} ({destination.FileSystem}) cannot clone";
-                return false;
-            }
-
-            return true;
+            return volumes.Inspect(destinationFolder!).CanClone == true ? null : $"{destination.Root} ({destination.FileSystem}) cannot clone";
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            why = $"its volume could not be looked at ({e.Message})";
-            return false; // a volume that cannot be looked at is no reason to fail a Copy: what was asked for stands
+            return $"its volume could not be looked at ({e.Message})"; // no reason to fail a Copy: what was asked for stands
         }
     }
-
-    /// <summary>
-    /// CopyOnWriteInsteadOfLinks and a destination the up-to-date check would skip: whether it is a hard link an earlier
-    /// build made, to its source (<paramref name="toSource"/>) or to a file the source was linked to before a build
-    /// with the setting replaced the source (App/bin/Lib.dll still sharing Lib/obj/Lib.dll once Lib/bin/Lib.dll is a
-    /// clone). Not the source's own directory entry under another spelling. Linux only (statx); asked only with the
-    /// setting on: one statx, and a second only for a file with more than one name.
-    /// </summary>
-    private static bool IsHardLinkedOutput(string sourcePath, string destinationPath, out bool toSource)
-    {
-        toSource = false;
-        if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
-            || UnixFiles.Probe(destinationPath, followLinks: false, out EntryIdentity destination) != EntryKind.RegularFile
-            || destination.Links < 2
-            || UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath))
-        {
-            return false;
-        }
-
-        toSource = FileLinks.AreSameFile(sourcePath, destinationPath);
-        return true;
-    }
-
-    /// <summary>A symbolic link to the source an earlier build made (a symbolic link is never up to date, so it reaches the copy).</summary>
-    private static bool IsLinkToSource(string sourcePath, string destinationPath)
-        => !string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
-            && FileLinks.AreSameFile(sourcePath, destinationPath)
-            && !UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath);
 
     /// <summary>
     /// Replaces a destination that is a link to its source with a clone: a new file beside it, renamed over the link, so
-    /// nothing is written through the link and the source keeps its bytes and inode. Where the volumes cannot clone, or
-    /// the clone fails, the link stays (as the up-to-date check would have left it) and it is said. True when replaced.
+    /// nothing is written through the link and the source keeps its bytes and inode (PairDecision found that the volume
+    /// clones). Where the clone fails even so, the link stays (as the up-to-date check would have left it) and it is
+    /// said. True when replaced.
     /// </summary>
-    private bool TryReplaceLinkWithClone(string sourcePath, string destinationPath, bool toSource)
+    private bool ReplaceLinkWithClone(string sourcePath, string destinationPath, bool toSource)
     {
-        if (!VolumesClone(sourcePath, destinationPath, out string why))
-        {
-            SayLinkKept(sourcePath, destinationPath, why, toSource);
-            return false;
-        }
-
         // Cloned beside the link under a name of our own and renamed over it only when it is a clone: a byte copy (the
         // volume refused, or the catalog was wrong about it) would cost what the link saves, so the link then stays.
         string temporaryPath = AtomicFile.TemporaryPathBeside(destinationPath);
@@ -305,7 +246,7 @@ public sealed partial class Copy
 
     private enum LinkOutcome
     {
-        NotAsked,
+        NotMade,
         Linked,
         ClonedInstead,
         FailedWithError,

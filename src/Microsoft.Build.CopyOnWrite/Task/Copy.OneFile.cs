@@ -6,9 +6,8 @@ using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite;
 
-// One pair, from its paths to its outcome: the stock task's checks, the retries, and the hand-over to the clone
-// engine. The checks run in the stock task's order and fail with its codes (the parity suites hold them to that), so
-// reordering them here changes behaviour: they stay together, in one file, apart from planning and links.
+// One pair, carried out: what PairDecision decided, with the retries, the engine, the links and the messages. The
+// decisions (which check, which code, link or clone or copy) are PairDecision.cs's; nothing is decided here.
 public sealed partial class Copy
 {
     private bool CopyOne(CopyPair pair, CopyOptions options)
@@ -27,22 +26,28 @@ public sealed partial class Copy
             return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
         }
 
-        if (LinksOnly && !(IsUnchanged(sourcePath, destinationPath, out _) && IsHardLinkedOutput(sourcePath, destinationPath, out _))
-            && !IsLinkToSource(sourcePath, destinationPath))
+        var look = new PairLook(sourcePath, destinationPath, WhyNoClone);
+        PairPlan plan = PairDecision.Decide(look, options.Pair);
+        switch (plan.Action)
         {
-            return true; // not a link: the target that copies it judges whether it is out of date
-        }
-
-        // With CopyOnWriteInsteadOfLinks, a destination that is a hard link an earlier build made (to its source, or to
-        // what its source was) has the source's size and time but is not up to date: it is replaced by a clone where the
-        // volume clones. Off, nothing more is asked than the stock task's check (no system call: docs/links.md).
-        if (SkipUnchangedFiles && IsUnchanged(sourcePath, destinationPath, out long length))
-        {
-            if (options.CloneInsteadOfLinks && IsHardLinkedOutput(sourcePath, destinationPath, out bool toSource))
-            {
+            case PairAction.LeftToTarget:
+                return true;
+            case PairAction.UpToDate:
+                return UpToDate(pair, look);
+            case PairAction.AlreadyThere:
+                return Succeeded(pair); // copying a file onto itself: nothing to do, and nothing may be lost
+            case PairAction.Fail:
+                LogError(plan.Failure!, sourceSpec, destinationSpec); // the stock task names the paths as written here
+                return false;
+            case PairAction.ReplaceLinkWithClone:
+            case PairAction.KeepLink:
                 try
                 {
-                    if (TryReplaceLinkWithClone(sourcePath, destinationPath, toSource))
+                    if (plan.Action == PairAction.KeepLink)
+                    {
+                        SayLinkKept(sourcePath, destinationPath, plan.WhyNoClone!, plan.ToSource);
+                    }
+                    else if (ReplaceLinkWithClone(sourcePath, destinationPath, plan.ToSource))
                     {
                         return Succeeded(pair);
                     }
@@ -51,46 +56,22 @@ public sealed partial class Copy
                 {
                     return false; // the build is ending; the link is as it was
                 }
-            }
 
-            LogMessage(MessageImportance.Low, CopyMessages.DidNotCopyUnchanged, sourceSpec, destinationSpec, nameof(SkipUnchangedFiles), "true");
-            _summary.AddUpToDate(length);
-            return Succeeded(pair);
+                // The link stays: to the copying target it is up to date (links only), as to the stock task's check.
+                return options.Pair.LinksOnly ? Succeeded(pair) : UpToDate(pair, look);
         }
 
-        // Also when the destination is the source's own entry by another way (symlinked folder, bind mount):
-        // replacing it would replace the source (new inode, owner-writable mode, a full copy on ext4). A destination
-        // that is not there (most copies of a clean build) is no entry at all.
-        // The destination's stat is handed on (to the same-entry check, then the engine), and the source's, where the
-        // same-entry check made one, to the source checks: over an existing destination that is two statx and a linkat
-        // a file fewer (docs/performance.md, #42).
-        EntryKind destination = UnixFiles.Probe(destinationPath, followLinks: false, out EntryIdentity destinationEntry);
-        EntryKind source = EntryKind.Unknown;
-        if (string.Equals(sourcePath, destinationPath, MSBuildHost.PathComparison)
-            || (destination != EntryKind.Missing && UnixFiles.AreOneDirectoryEntry(sourcePath, destinationPath, destination, destinationEntry, out source)))
-        {
-            return Succeeded(pair); // copying a file onto itself: nothing to do, and nothing may be lost
-        }
-
-        if (FailIfNotIncremental)
-        {
-            // The stock task names the paths as written here, not their full forms.
-            LogError(CopyMessages.CopyingFile, sourceSpec, destinationSpec);
-            return false;
-        }
-
-        // The retries are here, not in a method of their own: one frame fewer between Execute and the clone call. A
-        // retry looks at the source and destination again (Unknown); the first attempt uses what was just found.
         for (int retry = 0; ; retry++)
         {
             try
             {
-                if (!CopyOrLink(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? destination : EntryKind.Unknown, retry == 0 ? source : EntryKind.Unknown, options))
+                // The first attempt uses what was just found; a retry looks again.
+                if (!Attempt(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? look : new PairLook(sourcePath, destinationPath, WhyNoClone), options))
                 {
                     return false;
                 }
 
-                break;
+                return Succeeded(pair);
             }
             catch (OperationCanceledException)
             {
@@ -122,7 +103,12 @@ public sealed partial class Copy
                 return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
             }
         }
+    }
 
+    private bool UpToDate(CopyPair pair, PairLook look)
+    {
+        LogMessage(MessageImportance.Low, CopyMessages.DidNotCopyUnchanged, pair.Source.ItemSpec, pair.Destination.ItemSpec, nameof(SkipUnchangedFiles), "true");
+        _summary.AddUpToDate(look.SourceLength);
         return Succeeded(pair);
     }
 
@@ -134,16 +120,6 @@ public sealed partial class Copy
         }
 
         return true;
-    }
-
-    private static bool IsUnchanged(string sourcePath, string destinationPath, out long length)
-    {
-        var source = new FileInfo(sourcePath);
-        var destination = new FileInfo(destinationPath);
-        length = source.Exists ? source.Length : 0;
-        return source.Exists && destination.Exists
-            && source.Length == destination.Length
-            && source.LastWriteTimeUtc == destination.LastWriteTimeUtc;
     }
 
     private bool IsRetryable(Exception e, string sourceSpec, string destinationSpec, CopyOptions options)
@@ -174,32 +150,13 @@ public sealed partial class Copy
         return !(DestinationFolder is not null && File.Exists(DestinationFolder.ItemSpec));
     }
 
+    /// <summary>One attempt: the checks, the destination's folder, then the link, clone or copy PairDecision chose.</summary>
     /// <returns>False when it logged an error that no retry can fix; throws for errors worth a retry.</returns>
-    /// <param name="destination">
-    /// Missing (no file, folder or link has the name) or a regular file (not a link): what the destination's checks
-    /// would find; Unknown: ask.
-    /// </param>
-    /// <param name="source">A regular file (links followed), or Unknown: ask.</param>
-    private bool CopyOrLink(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, EntryKind destination, EntryKind source, CopyOptions options)
+    private bool Attempt(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, PairLook look, CopyOptions options)
     {
-        // The stock task's checks, in its order. A missing destination or a regular file is no folder; a regular
-        // source is neither a folder nor missing; anything else is asked of .NET, as the stock task asks it.
-        if (destination == EntryKind.Unknown && Directory.Exists(destinationPath))
+        if (PairDecision.CheckAttempt(look) is StockMessage failure)
         {
-            return LogErrorAndFail(CopyMessages.DestinationIsFolder, sourceSpec, destinationSpec);
-        }
-
-        if (source != EntryKind.RegularFile && UnixFiles.Probe(sourcePath, followLinks: true) != EntryKind.RegularFile)
-        {
-            if (Directory.Exists(sourcePath))
-            {
-                return LogErrorAndFail(CopyMessages.SourceIsFolder, sourceSpec);
-            }
-
-            if (!File.Exists(sourcePath))
-            {
-                return LogErrorAndFail(CopyMessages.SourceNotFound, sourceSpec);
-            }
+            return LogErrorAndFail(failure, failure == CopyMessages.DestinationIsFolder ? [sourceSpec, destinationSpec] : [sourceSpec]);
         }
 
         string? destinationFolder = Path.GetDirectoryName(destinationPath);
@@ -223,40 +180,33 @@ public sealed partial class Copy
             }
         }
 
-        FileInfo? existing = destination == EntryKind.Unknown ? new FileInfo(destinationPath) : null;
-        bool destinationIsLink = existing is not null && FileLinks.IsSymbolicLink(existing);
-        bool destinationIsFile = existing is not null ? existing.Exists : destination == EntryKind.RegularFile;
-        bool destinationExists = destinationIsFile || destinationIsLink;
-        if (destinationExists && options.OverwriteReadOnlyFiles && IsReadOnly(destinationPath))
+        PairPlan plan = PairDecision.DecideMaking(look, options.Pair);
+        if (plan.ClearReadOnly)
         {
             LogMessage(MessageImportance.Low, CopyMessages.RemovingReadOnly, destinationSpec);
             ClearReadOnly(destinationPath);
         }
 
-        // The stock task deletes an existing destination before linking or copying, except a read-only one and
-        // with MSBUILDCOPYWITHOUTDELETE=1. Where it keeps it, its link call meets an existing file and fails (EEXIST).
-        bool stockKeepsDestination = destinationExists && (options.CopyWithoutDelete || IsReadOnly(destinationPath));
-
-        // A symbolic link is never up to date (.NET reports the link's own size), so one an earlier build made to the
-        // source comes here; with the setting it is replaced like any destination, and counted as a link replaced.
-        bool replacingLinkToSource = options.CloneInsteadOfLinks && destinationIsLink && IsLinkToSource(sourcePath, destinationPath);
-        LinkOutcome link = TryLink(sourcePath, destinationPath, stockKeepsDestination, destination, options, replacingLinkToSource);
-        if (link == LinkOutcome.Linked)
+        if (plan.Action is PairAction.CloneInsteadOfLink or PairAction.Link)
         {
-            _summary.AddLinked();
-            Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
-            return true;
-        }
+            LinkOutcome link = plan.Action == PairAction.CloneInsteadOfLink && TryCloneInsteadOfLink(sourcePath, destinationPath, look.DestinationHint, plan)
+                ? LinkOutcome.ClonedInstead
+                : TryLink(sourcePath, destinationPath, plan);
+            if (link == LinkOutcome.FailedWithError)
+            {
+                return false;
+            }
 
-        if (link == LinkOutcome.ClonedInstead)
-        {
-            Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
-            return true;
-        }
+            if (link != LinkOutcome.NotMade)
+            {
+                if (link == LinkOutcome.Linked)
+                {
+                    _summary.AddLinked();
+                }
 
-        if (link == LinkOutcome.FailedWithError)
-        {
-            return false;
+                Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
+                return true;
+            }
         }
 
         LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
@@ -267,14 +217,14 @@ public sealed partial class Copy
         // need the same rights; where both are refused, the fallback ladder's last rung opens the file as the stock
         // task's File.Copy does, so nothing is asked here for every existing destination (an open for writing,
         // fstatfs, two flocks and a close per overwritten file, strace).
-        if (destinationIsFile && !destinationIsLink && stockKeepsDestination)
+        if (look.Destination == PairEntry.File && plan.KeepsDestination)
         {
             FileLinks.ThrowIfNotWritable(destinationPath, create: false);
         }
 
         // With MSBUILDCOPYWITHOUTDELETE=1 the stock task's File.Copy opens a destination that is the source itself
         // (a hard link or symbolic link to it) and is refused as a sharing violation, retried like one.
-        if (options.CopyWithoutDelete && destinationIsFile && FileLinks.AreSameFile(sourcePath, destinationPath))
+        if (options.Pair.CopyWithoutDelete && look.Destination is PairEntry.File or PairEntry.SymbolicLink && look.DestinationIsSourceFile)
         {
             throw FileLinks.SameFileInUse(destinationPath);
         }
@@ -290,7 +240,7 @@ public sealed partial class Copy
             // own way too, with File.Copy's exception, which the retries and MSB3026/MSB3027/MSB3021 then report.
             // What this attempt found the destination to be (nothing above changes that: a failed link leaves it as it
             // was): the engine then skips the calls bound to fail, such as naming the new file at a name that is taken.
-            result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token, destination);
+            result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token, look.DestinationHint);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -298,7 +248,7 @@ public sealed partial class Copy
         }
 
         _summary.AddCloneResult(result, sourcePath, destinationPath);
-        if (replacingLinkToSource)
+        if (plan.ReplacesLinkToSource)
         {
             _summary.CountReplacedLink(result);
         }

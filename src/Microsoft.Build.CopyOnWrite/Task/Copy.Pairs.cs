@@ -142,11 +142,6 @@ public sealed partial class Copy
     }
 
     /// <summary>
-    /// Copies to different destinations run in parallel; copies to one destination (the same spec, as the stock
-    /// task partitions) run in input order on one thread, so "last source wins" and "a repeated pair is handled
-    /// once" hold as in the stock task.
-    /// </summary>
-    /// <summary>
     /// Copies one destination's pairs in order (the stock task's order for a destination named twice); the groups run
     /// side by side (<see cref="InputOrderParallel"/>, called by Execute). Failures are counted in <see cref="_failures"/>.
     /// </summary>

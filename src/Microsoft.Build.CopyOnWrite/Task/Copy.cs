@@ -16,7 +16,7 @@ namespace Microsoft.Build.CopyOnWrite;
 /// <remarks>
 /// This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/). This file
 /// holds the parameters and Execute; the rest is split where each part reads on its own: Copy.Pairs.cs (which source
-/// goes where, in what order), Copy.OneFile.cs (one pair's checks, retries and clone), Copy.Links.cs (hard and
+/// goes where, in what order), PairDecision.cs (what is done with one pair: every check and choice, as rows), Copy.OneFile.cs (carrying it out: retries, folder, clone or copy), Copy.Links.cs (hard and
 /// symbolic links, and clones made instead of them), Copy.Reporting.cs (the summary line and the stock task's messages), Copy.Environment.cs (per MSBuild flavour).
 /// </remarks>
 /// <remarks>
@@ -128,12 +128,18 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         CopyOnWriteSettings settings = Settings ?? CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
         _summary = new CopySummary(() => CopySources.For(settings.AcceptCopiesFrom, _environment, MSBuildHost.PathComparison));
         var options = new CopyOptions(
-            OverwriteReadOnlyFiles: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
-            UseSymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
+            new PairOptions(
+                SkipUnchanged: SkipUnchangedFiles,
+                FailIfNotIncremental: FailIfNotIncremental,
+                HardLinks: UseHardlinksIfPossible,
+                SymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
+                ErrorIfLinkFails: ErrorIfLinkFails,
+                OverwriteReadOnly: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
+                CopyWithoutDelete: _environment("MSBUILDCOPYWITHOUTDELETE") == "1",
+                CloneInsteadOfLinks: settings.InsteadOfLinks,
+                LinksOnly: LinksOnly),
             AlwaysRetry: _environment("MSBUILDALWAYSRETRY") is not null,
-            RetryAccessDenied: MSBuildHost.RetriesAccessDeniedByDefault(_environment),
-            CopyWithoutDelete: _environment("MSBUILDCOPYWITHOUTDELETE") == "1",
-            CloneInsteadOfLinks: settings.InsteadOfLinks);
+            RetryAccessDenied: MSBuildHost.RetriesAccessDeniedByDefault(_environment));
 
         if (!TryPlanPairs(out List<CopyPair> pairs))
         {
@@ -205,5 +211,5 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         return true;
     }
 
-    private readonly record struct CopyOptions(bool OverwriteReadOnlyFiles, bool UseSymbolicLinks, bool AlwaysRetry, bool RetryAccessDenied, bool CopyWithoutDelete, bool CloneInsteadOfLinks);
+    private readonly record struct CopyOptions(PairOptions Pair, bool AlwaysRetry, bool RetryAccessDenied);
 }

@@ -44,7 +44,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         (bool? canClone, string evidence) = (mayWrite ? ProbeClone(existing) : NotProbed) switch
         {
             0 => (true, "a probe clone (FICLONE) of a file of our own worked"),
-            int errno and (EOPNOTSUPP or ENOTTY or LinuxNative.EINVAL or LinuxNative.ENOSYS or EXDEV or EBADF)
+            int errno when CloneErrors.ClassifyLinux(errno) is FallbackReason.FileSystemCannotClone or FallbackReason.DifferentVolumes
                 => ((bool?)false, $"a probe clone (FICLONE) of a file of our own was refused: {Marshal.GetPInvokeErrorMessage(errno)} ({ErrnoName(errno)})"),
             int errno when errno > 0 => WithoutProbe(existing, location.FileSystem, $"a probe clone (FICLONE) failed: {Marshal.GetPInvokeErrorMessage(errno)} ({ErrnoName(errno)})"),
             NotProbed => WithoutProbe(existing, location.FileSystem, "no probe clone: the doctor writes only where a build writes (outputs, package cache, temp, a folder you named), not here"),
@@ -212,7 +212,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
         }
 
         using var copy = new Microsoft.Win32.SafeHandles.SafeFileHandle(destination, ownsHandle: true);
-        return LinuxNative.ioctl(destination, ficlone, source) == 0 ? 0 : Marshal.GetLastPInvokeError();
+        return LinuxNative.Clone(destination, source, ficlone);
     }
 
     private static int ProbeCloneNamed(string folder, nuint ficlone)
@@ -227,9 +227,7 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
             original.Flush();
             using var copy = new FileStream(clone, FileMode.CreateNew, FileAccess.Write, FileShare.None, 4096, FileOptions.DeleteOnClose);
             AtomicFile.DeleteQuietly(clone);
-            return LinuxNative.ioctl((int)copy.SafeFileHandle.DangerousGetHandle(), ficlone, original.SafeFileHandle.DangerousGetHandle()) == 0
-                ? 0
-                : Marshal.GetLastPInvokeError();
+            return LinuxNative.Clone((int)copy.SafeFileHandle.DangerousGetHandle(), (int)original.SafeFileHandle.DangerousGetHandle(), ficlone);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -190,13 +190,6 @@ public sealed class WindowsCloneDecisionTests
     }
 
     [TestMethod]
-    public void Files_smaller_than_a_cluster_are_cloned()
-    {
-        Assert.IsTrue(WindowsCloneDecisions.ClonesFileOf(1, 4096));
-        Assert.IsTrue(WindowsCloneDecisions.ClonesFileOf(4096, 4096));
-    }
-
-    [TestMethod]
     public void Clones_of_one_source_path_in_any_case_share_one_gate()
     {
         var gates = new PathGates();

@@ -88,6 +88,22 @@ public sealed class WindowsCloneEngineTests
     }
 
     [TestMethod]
+    [DataRow(1)]
+    [DataRow(4095)]
+    [DataRow(4096)]
+    public void A_file_of_one_cluster_or_less_is_cloned_too_sharing_its_cluster(int size)
+    {
+        byte[] content = Bytes(size);
+        _files.AddFile(Source, content, YesterdayFileTime);
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.AreEqual(CloneMethod.Cloned, result.Method, result.Detail);
+        CollectionAssert.AreEqual(content, _files[Destination].Data);
+        Assert.IsTrue(_files[Destination].SharesClusters, "the file system's own record must show shared clusters");
+    }
+
+    [TestMethod]
     public void A_sparse_source_gives_a_sparse_clone()
     {
         _files.AddFile(Source, Bytes(10_000), YesterdayFileTime).Sparse = true;

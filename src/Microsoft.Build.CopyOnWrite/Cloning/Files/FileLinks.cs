@@ -171,15 +171,6 @@ internal static class FileLinks
 
     private static string Win32Message(int error) => new System.ComponentModel.Win32Exception(error).Message;
 
-    private static string UnixMessage(int errno)
-    {
-#if NET
-        return Marshal.GetPInvokeErrorMessage(errno);
-#else
-        return "errno " + errno;
-#endif
-    }
-
     [DllImport("libc", SetLastError = true)]
     private static extern int link(string existingPath, string newPath);
 

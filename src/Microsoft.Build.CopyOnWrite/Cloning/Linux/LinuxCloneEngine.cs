@@ -22,9 +22,6 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     private const int ReadWriteBufferBytes = 1 << 16;
     private const uint OwnerWrite = 0x80; // S_IWUSR
 
-    /// <summary>How many times a clone is tried when each attempt is interrupted (EINTR) before the file is copied.</summary>
-    private const int CloneAttempts = 4;
-
     /// <summary>How many interrupted copy_file_range (or sendfile) calls in a row before the copy goes on the next plainer way.</summary>
     private const int InKernelCopyAttempts = 4;
 
@@ -265,14 +262,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
             }
         }
 
-        // ioctl(FICLONE), here rather than in a method of its own (one frame fewer). A signal may interrupt it (EINTR: a
-        // FUSE or network file system waiting on its server, the runtime's own signals), which says nothing of the file or
-        // the volume: tried again, as File.Copy does, but CloneAttempts times in all, so an interrupt storm ends in a copy.
-        int errno = LinuxNative.EINTR;
-        for (int attempt = 0; attempt < CloneAttempts && errno == LinuxNative.EINTR; attempt++)
-        {
-            errno = LinuxNative.ioctl(destinationFd, ficlone, sourceFd) == 0 ? 0 : Marshal.GetLastPInvokeError();
-        }
+        int errno = LinuxNative.Clone(destinationFd, sourceFd, ficlone);
 
         if (errno == 0)
         {
@@ -288,7 +278,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
                 throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), temporaryPath);
             }
 
-            return Copied(FallbackReason.FileSystemRefused, $"{Marshal.GetPInvokeErrorMessage(errno)}, {CloneAttempts} times in a row");
+            return Copied(FallbackReason.FileSystemRefused, $"{Marshal.GetPInvokeErrorMessage(errno)}, {LinuxNative.CloneAttempts} times in a row");
         }
 
         FallbackReason? fallback = CloneErrors.ClassifyLinux(errno);

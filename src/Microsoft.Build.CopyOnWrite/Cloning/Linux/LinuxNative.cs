@@ -32,6 +32,27 @@ internal static unsafe partial class LinuxNative
     [LibraryImport(LibC, SetLastError = true)]
     public static partial int ioctl(int fd, nuint request, nint argument);
 
+    /// <summary>How many times an interrupted clone (EINTR) is tried, in all.</summary>
+    public const int CloneAttempts = 4;
+
+    /// <summary>
+    /// ioctl(FICLONE): <paramref name="destinationFd"/> shares <paramref name="sourceFd"/>'s extents. 0, or the errno.
+    /// The one place a clone is asked for on Linux (the engine, and the volume probe). A signal may interrupt it (EINTR:
+    /// a FUSE or network file system waiting on its server, the runtime's own signals), which says nothing of the file
+    /// or the volume: tried again, as File.Copy does, but <see cref="CloneAttempts"/> times in all, so an interrupt storm
+    /// ends in EINTR (the caller copies).
+    /// </summary>
+    public static int Clone(int destinationFd, int sourceFd, nuint ficlone)
+    {
+        int errno = EINTR;
+        for (int attempt = 0; attempt < CloneAttempts && errno == EINTR; attempt++)
+        {
+            errno = ioctl(destinationFd, ficlone, sourceFd) == 0 ? 0 : Marshal.GetLastPInvokeError();
+        }
+
+        return errno;
+    }
+
     [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
 

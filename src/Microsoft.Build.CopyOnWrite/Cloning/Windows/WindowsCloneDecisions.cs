@@ -35,14 +35,6 @@ internal static class WindowsCloneDecisions
     /// </summary>
     public const long SparseFirstFromBytes = 64L << 20;
 
-    /// <summary>
-    /// Files smaller than one cluster are cloned, not copied: a clone makes fewer calls than CopyFileExW plus our
-    /// rename, and shares the one cluster such a file occupies. The two published tables disagree on which is faster
-    /// below 1 KiB (microsoft/CopyOnWrite's: the clone; others: the copy); false here makes them copies, once a real
-    /// machine has measured it (a copy by choice, which CopyOnWriteMode=Required would count as a missed clone).
-    /// </summary>
-    public const bool ClonesFilesSmallerThanACluster = true;
-
     private const uint FileAttributeHidden = 0x2;
     private const uint FileAttributeSystem = 0x4;
     private const uint FileAttributeArchive = 0x20;
@@ -84,8 +76,6 @@ internal static class WindowsCloneDecisions
     public static bool SupportsBlockCloning(uint volumeFlags) => (volumeFlags & FileSupportsBlockRefcounting) != 0;
 
     public static bool SetsSparseFirst(WindowsFileFacts source) => source.IsSparse || source.Size >= SparseFirstFromBytes;
-
-    public static bool ClonesFileOf(long size, long clusterBytes) => ClonesFilesSmallerThanACluster || size >= clusterBytes;
 
     /// <summary>The clusters a file of <paramref name="size"/> bytes occupies.</summary>
     public static long ClusterCount(long size, long clusterBytes) => (size + clusterBytes - 1) / clusterBytes;

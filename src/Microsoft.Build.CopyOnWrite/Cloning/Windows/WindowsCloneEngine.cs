@@ -158,11 +158,6 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             clusterBytes = volume.ClusterBytes = integrity.ClusterBytes;
         }
 
-        if (!WindowsCloneDecisions.ClonesFileOf(facts.Size, clusterBytes))
-        {
-            return CopyToDestination(ref source, sourcePath, destinationPath, facts, volume, FallbackReason.FileSystemRefused, "smaller than one cluster, copied by choice", cancellationToken);
-        }
-
         bool justWritten = WindowsCloneDecisions.IsRecent(facts.LastWriteTime, _utcNowFileTime(), RecentWriteWindow);
         object? gate = justWritten ? _sourceGates.For(sourcePath) : null;
         if (gate is not null)
