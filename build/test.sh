@@ -106,6 +106,10 @@ else
   wait
 fi
 
+# What a test process that was killed (a crash, a hang timeout) left mounted: every lane has ended, so nothing of this
+# run's is still in use; another checkout's running tests are left alone (build/sweep-test-volumes.sh).
+"$repo/build/sweep-test-volumes.sh"
+
 # The summary's own tests (under a second; over real TRX files of crashed and hang-killed runs), counted like a suite.
 echo "=== summarize-test-results.tests"
 started="$(now)"

@@ -229,16 +229,7 @@ internal sealed class BuildLayout
     }
 
     public ProcessResult Dotnet(params string[] arguments)
-    {
-        IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
-        environment["NUGET_PACKAGES"] = PackageCache;
-        foreach ((string name, string? value) in Environment)
-        {
-            environment[name] = value;
-        }
-
-        return ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10));
-    }
+        => SdkPackage.TryDotnet(Root, arguments, new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache }, Environment);
 
     /// <summary>The doctor (restoring first, as the README says), then the Required build of what it checked.</summary>
     public BuildVerdicts Judge(params string[] doctorArguments)

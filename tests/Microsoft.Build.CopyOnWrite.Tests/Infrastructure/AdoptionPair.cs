@@ -116,7 +116,7 @@ public sealed class AdoptionPair
         => (DotnetIn(Stock, environmentVariables, arguments), DotnetIn(Adopted, environmentVariables, arguments));
 
     private static ProcessResult DotnetIn(string root, IDictionary<string, string?>? environmentVariables, string[] arguments)
-        => ProcessRunner.Run("dotnet", arguments, root, SdkPackage.BuildEnvironmentWith(environmentVariables), TimeSpan.FromMinutes(10));
+        => SdkPackage.TryDotnet(root, arguments, environmentVariables);
 }
 
 /// <summary>One project of an <see cref="AdoptionPair"/>, in <paramref name="Folder"/> (relative; empty: the repository's root).</summary>

@@ -124,11 +124,10 @@ public sealed class ConsumerRepository
     /// <summary>As <see cref="Dotnet"/>, with `dotnet` started by <paramref name="launcher"/> (a program and its arguments; empty: none).</summary>
     public ProcessResult Run(IReadOnlyList<string> launcher, string[] arguments, IDictionary<string, string?>? environmentVariables = null)
     {
-        IDictionary<string, string?> environment = SdkPackage.BuildEnvironmentWith(new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache }, environmentVariables);
-
+        var packageCache = new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache };
         return launcher.Count == 0
-            ? ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10))
-            : ProcessRunner.Run(launcher[0], [.. launcher.Skip(1), "dotnet", .. arguments], Root, environment, TimeSpan.FromMinutes(10));
+            ? SdkPackage.TryDotnet(Root, arguments, packageCache, environmentVariables)
+            : ProcessRunner.Run(launcher[0], [.. launcher.Skip(1), "dotnet", .. arguments], Root, SdkPackage.BuildEnvironmentWith(packageCache, environmentVariables), TimeSpan.FromMinutes(10));
     }
 
     /// <summary>Asserts that the build succeeded, that every Copy of it was ours, loaded from the package under test, and that it copied the content file.</summary>

@@ -33,6 +33,29 @@ public sealed class LinkingSolution
         "CreateHardLinksForPublishFilesIfPossible",
     ];
 
+    /// <summary>
+    /// What `dotnet new` makes of the solution (the solution file, both projects, the reference between them), made
+    /// once per test process and copied into each new solution: five `dotnet` commands, the same files every time.
+    /// </summary>
+    private static readonly Lazy<string> MadeByDotnetNew = new(() =>
+    {
+        string folder = TestScratch.NewFolder("linking-solution-made-by-dotnet-new");
+        JsonNode globalJson = JsonNode.Parse(File.ReadAllText(Path.Combine(RepositoryLayout.Root, "global.json")))!;
+        globalJson.AsObject().Remove("msbuild-sdks");
+        File.WriteAllText(Path.Combine(folder, "global.json"), globalJson.ToJsonString());
+        foreach (string[] step in new[]
+        {
+            new[] { "new", "sln", "-n", "Links" }, ["new", "console", "-n", "App", "-o", "App", "--no-restore"], ["new", "classlib", "-n", "Lib", "-o", "Lib", "--no-restore"],
+            ["add", "App/App.csproj", "reference", "Lib/Lib.csproj"], ["sln", "add", "App/App.csproj", "Lib/Lib.csproj"],
+        })
+        {
+            SdkPackage.Dotnet(folder, step);
+        }
+
+        File.Delete(Path.Combine(folder, "global.json"));
+        return folder;
+    });
+
     private readonly bool _withOurSdk;
 
     private LinkingSolution(string root, string packageCache, bool withOurSdk)
@@ -92,16 +115,7 @@ public sealed class LinkingSolution
 
         File.WriteAllText(Path.Combine(root, "global.json"), globalJson.ToJsonString());
         solution.WriteDirectoryBuildProps(links: true, extraProperties: string.Empty);
-        foreach (string[] step in new[]
-        {
-            new[] { "new", "sln", "-n", "Links" }, ["new", "console", "-n", "App", "-o", "App", "--no-restore"], ["new", "classlib", "-n", "Lib", "-o", "Lib", "--no-restore"],
-            ["add", "App/App.csproj", "reference", "Lib/Lib.csproj"], ["sln", "add", "App/App.csproj", "Lib/Lib.csproj"],
-        })
-        {
-            ProcessResult made = solution.Dotnet(step);
-            Assert.IsTrue(made.Succeeded, $"dotnet {string.Join(' ', step)}:\n{made.Output}");
-        }
-
+        CopyTree(MadeByDotnetNew.Value, root);
         solution.SetPackageVersion(FirstVersion);
         File.WriteAllText(Path.Combine(root, "App", "Program.cs"), "System.Console.WriteLine(Newtonsoft.Json.JsonConvert.SerializeObject(new { Lib = typeof(Lib.Class1).Name }));");
         return solution;
@@ -155,10 +169,18 @@ public sealed class LinkingSolution
         Assert.IsTrue(restore.Succeeded, "the restore failed:\n" + restore.Output);
     }
 
+    /// <summary>`dotnet` in the solution with its package cache, whatever the outcome.</summary>
     public ProcessResult Dotnet(params string[] arguments)
+        => SdkPackage.TryDotnet(Root, arguments, new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache });
+
+    private static void CopyTree(string from, string to)
     {
-        IDictionary<string, string?> environment = SdkPackage.BuildEnvironmentWith(new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache });
-        return ProcessRunner.Run("dotnet", arguments, Root, environment, TimeSpan.FromMinutes(10));
+        foreach (string file in Directory.EnumerateFiles(from, "*", SearchOption.AllDirectories))
+        {
+            string target = Path.Combine(to, Path.GetRelativePath(from, file));
+            Directory.CreateDirectory(Path.GetDirectoryName(target)!);
+            File.Copy(file, target);
+        }
     }
 
     /// <summary>SHA-256 of every file in the package cache, by path relative to it.</summary>

@@ -126,10 +126,18 @@ public static class SdkPackage
             </configuration>
             """);
 
-    /// <summary>Runs `dotnet` with the build environment and fails the test, showing the output, if it fails.</summary>
+    /// <summary>
+    /// The tests' one `dotnet` runner for a build under test: `dotnet` with <paramref name="arguments"/> in
+    /// <paramref name="workingDirectory"/>, with the build environment and each of <paramref name="layers"/> over it
+    /// (a package cache of its own, a setting in the environment), whatever the outcome; ten minutes at most.
+    /// </summary>
+    public static ProcessResult TryDotnet(string workingDirectory, IEnumerable<string> arguments, params IDictionary<string, string?>?[] layers)
+        => ProcessRunner.Run("dotnet", arguments, workingDirectory, BuildEnvironmentWith(layers), TimeSpan.FromMinutes(10));
+
+    /// <summary>As <see cref="TryDotnet"/> with the build environment alone, and fails the test, showing the output, if it fails.</summary>
     public static ProcessResult Dotnet(string workingDirectory, params string[] arguments)
     {
-        ProcessResult result = ProcessRunner.Run("dotnet", arguments, workingDirectory, BuildEnvironment, TimeSpan.FromMinutes(10));
+        ProcessResult result = TryDotnet(workingDirectory, arguments);
         Assert.IsTrue(result.Succeeded, $"dotnet {string.Join(' ', arguments)} failed in {workingDirectory}:\n{result.Output}");
         return result;
     }

@@ -1,3 +1,4 @@
+using System;
 using Microsoft.Build.Locator;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -10,10 +11,14 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 [TestClass]
 public static partial class TestAssembly
 {
-    /// <summary>MSBuild's assemblies (and so the stock Copy task) come from the installed .NET SDK; register before any test touches them.</summary>
+    /// <summary>
+    /// MSBuild's assemblies (and so the stock Copy task) come from the installed .NET SDK; register before any test
+    /// touches them. First, what killed test processes left mounted is swept (<see cref="StaleTestVolumes"/>).
+    /// </summary>
     [AssemblyInitialize]
     public static void Initialize(TestContext context)
     {
+        Console.Write(StaleTestVolumes.Sweep());
         if (!MSBuildLocator.IsRegistered)
         {
             MSBuildLocator.RegisterDefaults();

@@ -11,24 +11,25 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
 [TestClass]
 public sealed class CrossVolumeDiagnosisTests
 {
-    private const string Diagnosis = "were copied, not cloned, because they come from";
+    /// <summary>A Copy task's own diagnosis; the summary logger's says "in this build" (BuildSummaryTests).</summary>
+    private const string Diagnosis = "in this Copy were copied, not cloned, because they come from";
 
     [TestMethod]
     public void Sources_on_another_volume_are_diagnosed_once_naming_both_folders()
     {
-        // Projects on XFS, Lib's content on ext4: Lib copies it to its output and App copies it again to its
-        // own (two Copy invocations in two projects cross the volumes). -m:1: one node, so exactly one diagnosis.
-        string content = LoopFileSystems.Ext4.NewFolder("content");
-        var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("crossvolume"), contentFolder: content);
-
-        string output = projects.Build("-v:n", "-m:1");
+        // The shared build: projects on XFS, Lib's content on ext4: Lib copies it to its output and App copies it again
+        // to its own (two Copy invocations in two projects cross the volumes). -m:1: one node, so exactly one diagnosis.
+        CrossVolumeBuild build = CrossVolumeBuild.Shared;
+        string output = build.Output;
 
         var diagnoses = SavingsProjects.LinesContaining(output, Diagnosis);
         Assert.AreEqual(1, diagnoses.Count, "expected one diagnosis for the build:\n" + string.Join("\n", SavingsProjects.LinesContaining(output, "CopyOnWrite")));
-        StringAssert.Contains(diagnoses[0], $"come from {content} on another volume than {projects.Root}/Lib/bin/Debug/net10.0");
-        StringAssert.Contains(diagnoses[0], $"put {content} on the same volume as");
+        StringAssert.Contains(diagnoses[0], $"come from {build.Content} on another volume than {build.Projects.Root}/Lib/bin/Debug/net10.0");
+        StringAssert.Contains(diagnoses[0], $"put {build.Content} on the same volume as");
         Assert.AreEqual(0, SavingsProjects.LinesContaining(output, "warning COW002").Count, "a message unless asked for a warning");
-        Assert.IsTrue(SavingsProjects.LinesContaining(output, "because source and destination are on different volumes").Count >= 2, "both projects' Copy summaries say why:\n" + output);
+        var copySummaries = SavingsProjects.LinesContaining(output, "because source and destination are on different volumes")
+            .Where(line => !line.Contains("CopyOnWrite build summary:", System.StringComparison.Ordinal)).ToList();
+        Assert.IsTrue(copySummaries.Count >= 2, "both projects' Copy summaries say why:\n" + output);
     }
 
     [TestMethod]
@@ -49,16 +50,14 @@ public sealed class CrossVolumeDiagnosisTests
     [TestMethod]
     public void The_build_summary_says_per_source_and_destination_volume_what_was_cloned_and_what_was_copied_and_points_to_the_doctor()
     {
-        // Projects on XFS (cloned there), Lib's two content files on ext4 (copied into Lib's and App's outputs).
-        LoopFileSystem xfs = LoopFileSystems.Xfs;
-        LoopFileSystem ext4 = LoopFileSystems.Ext4;
-        string content = ext4.NewFolder("content-pairs");
-        var projects = SavingsProjects.Create(xfs.NewFolder("crossvolume-pairs"), contentFolder: content);
-        string json = System.IO.Path.Combine(projects.Root, "summary.json");
+        // The shared build: projects on XFS (cloned there), Lib's two content files on ext4 (copied into Lib's and App's outputs).
+        CrossVolumeBuild build = CrossVolumeBuild.Shared;
+        LoopFileSystem xfs = build.Xfs;
+        LoopFileSystem ext4 = build.Ext4;
+        string output = build.Output;
+        string json = build.SummaryFile;
 
-        string output = projects.Build("-v:m", "-m:1", $"-logger:{projects.SummaryLoggerArgument()};SummaryFile={json}");
-
-        string[] lines = output.Split('\n').Select(line => line.TrimEnd('\r')).ToArray();
+        string[] lines = build.Lines;
         int heading = System.Array.IndexOf(lines, "CopyOnWrite by volume, source -> destination:");
         Assert.IsTrue(heading >= 0, output);
         string[] pairLines = lines.Skip(heading + 1).Take(2).ToArray(); // most bytes first: here the copies
@@ -71,7 +70,7 @@ public sealed class CrossVolumeDiagnosisTests
         Assert.AreEqual(4, pairs.Single(p => p.GetProperty("from").GetString() == $"{ext4.MountPoint} (ext4)").GetProperty("copied").GetProperty("files").GetInt32());
 
         // The build-wide diagnosis counts the whole build (the two Copy tasks' data lines added up), and says so.
-        string buildWide = lines.Single(line => line.StartsWith("CopyOnWrite: ", System.StringComparison.Ordinal) && line.Contains("were copied, not cloned", System.StringComparison.Ordinal));
+        string buildWide = lines.Single(line => line.StartsWith("CopyOnWrite: ", System.StringComparison.Ordinal) && line.Contains("in this build were copied, not cloned", System.StringComparison.Ordinal));
         StringAssert.StartsWith(buildWide, "CopyOnWrite: 4 files (976.6 KiB) in this build were copied, not cloned, because they come from ");
     }
 
@@ -93,11 +92,11 @@ public sealed class CrossVolumeDiagnosisTests
     [TestMethod]
     public void At_detailed_verbosity_each_file_copied_rather_than_cloned_gets_a_line_saying_why_and_a_cloned_file_none()
     {
-        // Lib's two content files come from ext4 (copied); everything else stays on XFS (cloned).
-        string content = LoopFileSystems.Ext4.NewFolder("content-lines");
-        var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("crossvolume-lines"), contentFolder: content);
-
-        string output = projects.Build("-v:d", "-m:1");
+        // The shared build, at detailed verbosity: Lib's two content files come from ext4 (copied); everything else stays on XFS (cloned).
+        CrossVolumeBuild build = CrossVolumeBuild.Shared;
+        string content = build.Content;
+        SavingsProjects projects = build.Projects;
+        string output = build.Output;
 
         var perFile = SavingsProjects.DistinctLinesContaining(output, "not cloned: source and destination are on different volumes.");
         Assert.AreEqual(2, perFile.Count(line => line.Contains($"Copied \"{content}/first.bin\" to \"{projects.Root}/Lib/bin/Debug/net10.0/first.bin\" (293 KiB)")

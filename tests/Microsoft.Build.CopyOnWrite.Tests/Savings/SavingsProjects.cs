@@ -108,15 +108,7 @@ internal sealed partial class SavingsProjects
 
     /// <summary>`dotnet build App` with extra environment variables, whatever its outcome.</summary>
     public ProcessResult TryBuildWithEnvironment(IDictionary<string, string?> variables, params string[] arguments)
-    {
-        IDictionary<string, string?> environment = SdkPackage.BuildEnvironment;
-        foreach ((string name, string? value) in variables)
-        {
-            environment[name] = value;
-        }
-
-        return ProcessRunner.Run("dotnet", ["build", App, "-nologo", "-nr:false", .. arguments], Root, environment, System.TimeSpan.FromMinutes(10));
-    }
+        => SdkPackage.TryDotnet(Root, ["build", App, "-nologo", "-nr:false", .. arguments], variables);
 
     /// <summary>The -logger: argument the SDK publishes as $(CopyOnWriteSummaryLogger), read as a user would.</summary>
     public string SummaryLoggerArgument()

@@ -1,4 +1,7 @@
+using System;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.IO;
 using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -17,7 +20,7 @@ public enum SettingRoute
 /// <summary>
 /// DisableCopyOnWrite, the switch of the Windows-only 1.x package of the same ID, brings back MSBuild's own Copy
 /// task when it is true or 1 (in any case), however the package is brought in and wherever the switch is set.
-/// Each row is a real build of a small repository from the packed package; MSBuild's own "Using Copy task from
+/// Each row is a real build (clean, without restoring) of a small repository restored once per package route from the packed package; MSBuild's own "Using Copy task from
 /// assembly" line says which task ran.
 /// </summary>
 [TestClass]
@@ -68,20 +71,42 @@ public sealed class DisableCopyOnWriteTests
         StringAssert.Contains(warnings[0], "DisableCopyOnWrite has the value \"banana\", which is neither true or 1 (MSBuild's own Copy task) nor false, 0 or empty (ours)");
     }
 
+    /// <summary>One repository per package route, restored once (what it restores does not depend on the switch).</summary>
+    private static readonly ConcurrentDictionary<PackageRoute, Lazy<string>> Restored = new();
+
+    /// <summary>
+    /// The route's restored repository with the switch written where <paramref name="setting"/> says (every file
+    /// written again, so no other row's switch stays), its outputs removed (bin/, obj/Debug/: every Copy copies
+    /// again), built with --no-restore.
+    /// </summary>
     private static (ConsumerRepository, ProcessResult) BuildWith(PackageRoute package, SettingRoute setting, string value)
     {
+        string folder = Restored.GetOrAdd(package, route => new Lazy<string>(() =>
+        {
+            ConsumerRepository restored = ConsumerRepository.Create(TestScratch.NewFolder($"disable-{route}"), route);
+            ProcessResult restore = restored.Dotnet(null, "restore", "Lib.csproj", "-nologo");
+            Assert.IsTrue(restore.Succeeded, "the restore failed:\n" + restore.Output);
+            return restored.Root;
+        })).Value;
         string property = $"<DisableCopyOnWrite>{value}</DisableCopyOnWrite>";
         ConsumerRepository repository = ConsumerRepository.Create(
-            TestScratch.NewFolder($"disable-{package}-{setting}"),
+            folder,
             package,
             projectProperties: setting == SettingRoute.ProjectFile ? property : "",
             directoryBuildProps: setting == SettingRoute.DirectoryBuildProps ? property : "");
+        foreach (string output in new[] { Path.Combine(folder, "bin"), Path.Combine(folder, "obj", "Debug") })
+        {
+            if (Directory.Exists(output))
+            {
+                Directory.Delete(output, recursive: true);
+            }
+        }
 
         ProcessResult build = setting switch
         {
-            SettingRoute.CommandLine => repository.TryBuild(null, $"-p:DisableCopyOnWrite={value}"),
-            SettingRoute.EnvironmentVariable => repository.TryBuild(new Dictionary<string, string?> { ["DisableCopyOnWrite"] = value }),
-            _ => repository.TryBuild(),
+            SettingRoute.CommandLine => repository.TryBuild(null, "--no-restore", $"-p:DisableCopyOnWrite={value}"),
+            SettingRoute.EnvironmentVariable => repository.TryBuild(new Dictionary<string, string?> { ["DisableCopyOnWrite"] = value }, "--no-restore"),
+            _ => repository.TryBuild(null, "--no-restore"),
         };
         return (repository, build);
     }
