@@ -21,12 +21,21 @@ internal static class BuildFolders
         string path = Path.GetFullPath(named);
         project = null;
         problem = null;
+        FileAsFound file = FileAsFound.Of(path);
+        if (file.Exists && !file.Regular && !Directory.Exists(path))
+        {
+            // A FIFO or a device would be read forever.
+            problem = "not a regular file (a FIFO, a device...); name the repository's folder, a solution or a project file.";
+            return false;
+        }
+
         if (File.Exists(path))
         {
             string extension = Path.GetExtension(path).ToLowerInvariant();
             if (extension is ".sln" or ".slnx")
             {
                 project = SolutionProjects(path).FirstOrDefault(File.Exists);
+
                 if (project is null)
                 {
                     problem = "no project found in this solution (it lists no .csproj, .fsproj or .vbproj that exists); name a solution with projects, or a project file.";
@@ -65,7 +74,17 @@ internal static class BuildFolders
     internal static IEnumerable<string> SolutionProjects(string solution)
     {
         string folder = Path.GetDirectoryName(solution)!;
-        string text = File.ReadAllText(solution);
+        string text;
+        try
+        {
+            // Not a FIFO or a device, which would be read forever; a file that cannot be read lists no project.
+            text = FileAsFound.Of(solution).Regular ? File.ReadAllText(solution) : string.Empty;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            text = string.Empty;
+        }
+
         System.Text.RegularExpressions.Regex pattern = solution.EndsWith(".slnx", StringComparison.OrdinalIgnoreCase)
             ? new(@"<Project\s[^>]*Path=""([^""]+)""")
             : new(@"^Project\(""[^""]*""\)\s*=\s*""[^""]*""\s*,\s*""([^""]+)""", System.Text.RegularExpressions.RegexOptions.Multiline);

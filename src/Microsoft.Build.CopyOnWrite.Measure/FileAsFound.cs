@@ -3,7 +3,7 @@ using System.IO;
 using System.Runtime.InteropServices;
 using Microsoft.Build.CopyOnWrite.Cloning;
 
-namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;
+namespace Microsoft.Build.CopyOnWrite.Measure;
 
 /// <summary>
 /// A file as it is on disk, not following a symbolic link for what it is, following it for its size. On Linux with
