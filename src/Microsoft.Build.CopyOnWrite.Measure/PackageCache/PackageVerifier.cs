@@ -278,17 +278,17 @@ internal static class PackageVerifier
     private static uint CrcOfFile(string path, byte[] buffer, VerifyProgress? progress)
     {
         using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, FileOptions.SequentialScan);
-        uint crc = 0;
+        var crc = new System.IO.Hashing.Crc32();
         long offset = 0;
         int read;
         while ((read = RandomAccess.Read(handle, buffer, offset)) > 0)
         {
-            crc = Crc32.Append(crc, buffer.AsSpan(0, read));
+            crc.Append(buffer.AsSpan(0, read));
             offset += read;
             progress?.BytesRead(read);
         }
 
-        return crc;
+        return crc.GetCurrentHashAsUInt32();
     }
 
     /// <summary>

@@ -102,7 +102,7 @@ internal static class VerifyReport
                 cannotBeVerified = result.Unverified.Select(u => new { package = u.Package.Id, version = u.Package.Version, packageFolder = u.Package.Folder, reason = u.Reason }),
                 deleteToRepair = result.ToDelete.Select(p => p.Folder),
             },
-            new JsonSerializerOptions { WriteIndented = true, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping });
+            ToolJson.Options);
 
     /// <summary>The command that deletes a package's folder, for the shell of this OS, the path quoted.</summary>
     public static string DeleteCommand(string folder)
