@@ -241,23 +241,16 @@ internal static class BuildFolders
         return null;
     }
 
-    private static IEnumerable<string> SafeFiles(string folder)
-    {
-        try
-        {
-            return Directory.GetFiles(folder);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return [];
-        }
-    }
+    private static IEnumerable<string> SafeFiles(string folder) => Listed(() => Directory.GetFiles(folder));
 
-    private static IEnumerable<string> SafeFolders(string folder)
+    private static IEnumerable<string> SafeFolders(string folder) => Listed(() => Directory.GetDirectories(folder));
+
+    /// <summary>A folder's entries, none where it cannot be read.</summary>
+    private static string[] Listed(Func<string[]> list)
     {
         try
         {
-            return Directory.GetDirectories(folder);
+            return list();
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -77,7 +77,7 @@ internal static class PackageVerifier
     public static CacheVerification Verify(IReadOnlyList<ExtractedPackage> packages, VerifyProgress? progress, CancellationToken cancellation)
     {
         Stopwatch clock = Stopwatch.StartNew();
-        var largestFirst = new ConcurrentQueue<ExtractedPackage>(packages.OrderByDescending(p => SizeOrZero(p.PackageFile)));
+        var largestFirst = new ConcurrentQueue<ExtractedPackage>(packages.OrderByDescending(p => FileAsFound.Of(p.PackageFile).Size));
         var outcomes = new ConcurrentBag<PackageOutcome>();
         Exception? failure = null;
 
@@ -347,18 +347,6 @@ internal static class PackageVerifier
         }
 
         return null;
-    }
-
-    private static long SizeOrZero(string path)
-    {
-        try
-        {
-            return new FileInfo(path).Length;
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return 0;
-        }
     }
 
     private static string Bytes(long bytes) => $"{bytes:N0} bytes";

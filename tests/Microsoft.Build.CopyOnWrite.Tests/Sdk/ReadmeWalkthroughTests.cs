@@ -28,8 +28,8 @@ public sealed class ReadmeWalkthroughTests
         string repository = xfs.NewFolder("newcomer");
         string packageCache = xfs.NewFolder("empty-package-cache");
         File.WriteAllText(Path.Combine(repository, "NuGet.config"), ReadmeBlock("xml", "<add key=\"copy-on-write\""));
-        ProcessResult copied = RunReadmeLines(ReadmeBlock("sh", "mkdir -p eng/packages").Replace("~/cow-packages", SdkPackage.Folder, StringComparison.Ordinal), repository, SdkPackage.BuildEnvironment);
-        Assert.IsTrue(copied.Succeeded, "the README's copy into the repository:\n" + copied.Output);
+        ProcessResult packagesCopied = RunReadmeLines(ReadmeBlock("sh", "mkdir -p eng/packages").Replace("~/cow-packages", SdkPackage.Folder, StringComparison.Ordinal), repository, SdkPackage.BuildEnvironment);
+        Assert.IsTrue(packagesCopied.Succeeded, "the README's copy into the repository:\n" + packagesCopied.Output);
         File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), ReadmeLine("Directory.Build.props:"));
         File.WriteAllText(Path.Combine(repository, "global.json"), ReadmeLine("global.json:").Replace("2.0.0", SdkPackage.Version, StringComparison.Ordinal));
         var environment = SdkPackage.BuildEnvironment;
