@@ -2,8 +2,9 @@
 # Both packages of this repository, of one version, into one folder: the SDK (src/Microsoft.Build.CopyOnWrite)
 # and its measurement tool dotnet cow-measure (src/Microsoft.Build.CopyOnWrite.Measure), into artifacts/packages/
 # or the folder given first; further arguments go to both dotnet pack commands. It is the release command
-# (CONTRIBUTING.md, "Releasing") and the README's "Get it" command, and it ends by printing the folder, the
-# NuGet.config that makes it a package source, and the tool's install line.
+# (CONTRIBUTING.md, "Releasing") and the README's "Get it" command, and it ends by printing the folder, how to make
+# the packages a source of a repository (a folder inside it, named relative to its NuGet.config; the mapping to add
+# under packageSourceMapping, whatever the repository's other sources are called) and the tool's install line.
 # A clean, deterministic build (ContinuousIntegrationBuild: no build machine's paths in the DLLs and PDBs) in
 # artifacts/pack-build/: apart from the working tree's bin/ and obj/, which may hold a local, non-deterministic
 # build, and inside the repository, so that its own paths map to /_/ like the sources'.
@@ -48,35 +49,31 @@ Packed version $version into $output:
   Microsoft.Build.CopyOnWrite.$version.nupkg           the SDK
   Microsoft.Build.CopyOnWrite.Measure.$version.nupkg   dotnet cow-measure, the tool
 
-Make that folder a package source: a NuGet.config beside your repository's global.json (or add the <add> line to yours):
+Make them a package source of your repository without naming a folder of your machine in what you commit: copy them
+into a folder inside the repository (commit them there, so that the team and CI restore them until the package is
+published; or list the folder in .gitignore and have each clone run this command), from the repository's root:
+
+mkdir -p eng/packages && cp '$sdk' '$tool' eng/packages/
+
+A NuGet.config beside your repository's global.json names that folder relative to itself (or add the <add> line to yours):
 
 <?xml version="1.0" encoding="utf-8"?>
 <configuration>
   <packageSources>
-    <add key="copy-on-write" value="$output" />
+    <add key="copy-on-write" value="eng/packages" />
   </packageSources>
 </configuration>
 
-With packageSourceMapping, every package comes only from the sources mapped to it; map ours to that folder:
+If your NuGet.config has a <packageSourceMapping>, every package comes only from the sources mapped to it: keep your
+entries as they are (whatever your sources' keys) and add this one inside it:
 
-<?xml version="1.0" encoding="utf-8"?>
-<configuration>
-  <packageSources>
-    <add key="copy-on-write" value="$output" />
-  </packageSources>
-  <packageSourceMapping>
-    <packageSource key="nuget.org">
-      <package pattern="*" />
-    </packageSource>
     <packageSource key="copy-on-write">
       <package pattern="Microsoft.Build.CopyOnWrite" />
       <package pattern="Microsoft.Build.CopyOnWrite.Measure" />
     </packageSource>
-  </packageSourceMapping>
-</configuration>
 
-The tool, from the same folder, as a local tool of your repository (in its root; on CI, dotnet tool restore):
+The tool, as a local tool of your repository, from that source (in the repository's root: it is added to the
+.config/dotnet-tools.json there, made if there is none; on CI, dotnet tool restore):
 
-dotnet new tool-manifest
-dotnet tool install --local Microsoft.Build.CopyOnWrite.Measure --version $version --add-source $output
+dotnet tool install --local Microsoft.Build.CopyOnWrite.Measure --version $version
 EOF

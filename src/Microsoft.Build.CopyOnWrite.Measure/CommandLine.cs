@@ -153,6 +153,10 @@ internal sealed class CommandLine
             {
                 result.AddError($"PATH {path}: no such solution, project or folder.");
             }
+            else if (!Directory.Exists(path) && !FileAsFound.Of(Path.GetFullPath(path)).Regular)
+            {
+                result.AddError($"PATH {path}: not a regular file (a FIFO, a device...); name a solution, a project or a folder.");
+            }
         });
         _volume.Validators.Add(result =>
         {

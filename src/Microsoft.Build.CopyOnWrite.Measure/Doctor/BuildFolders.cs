@@ -18,15 +18,49 @@ internal static class BuildFolders
     /// </summary>
     public static bool TryFindProject(string named, out string? project, out string? problem)
     {
+        bool found = TryFindProjects(named, out IReadOnlyList<string> projects, out problem);
+        project = found ? projects[0] : null;
+        return found;
+    }
+
+    /// <summary>
+    /// As <see cref="TryFindProject"/>, but every project `dotnet build` builds there: each project a solution lists
+    /// (the one named, or the one solution in the folder named when the folder holds no project file).
+    /// </summary>
+    public static bool TryFindProjects(string named, out IReadOnlyList<string> projects, out string? problem)
+    {
+        projects = [];
+        if (!TryFindFirst(named, out string? first, out problem))
+        {
+            return false;
+        }
+
+        string path = Path.GetFullPath(named);
+        string? solution = Directory.Exists(path) ? SolutionBuiltIn(path) : Path.GetExtension(path).ToLowerInvariant() is ".sln" or ".slnx" ? path : null;
+        projects = solution is null ? [first!] : SolutionProjects(solution).Where(File.Exists).Distinct().DefaultIfEmpty(first!).ToList();
+        return true;
+    }
+
+    private static bool TryFindFirst(string named, out string? project, out string? problem)
+    {
         string path = Path.GetFullPath(named);
         project = null;
         problem = null;
+        FileAsFound file = FileAsFound.Of(path);
+        if (file.Exists && !file.Regular && !Directory.Exists(path))
+        {
+            // A FIFO or a device would be read forever.
+            problem = "not a regular file (a FIFO, a device...); name the repository's folder, a solution or a project file.";
+            return false;
+        }
+
         if (File.Exists(path))
         {
             string extension = Path.GetExtension(path).ToLowerInvariant();
             if (extension is ".sln" or ".slnx")
             {
                 project = SolutionProjects(path).FirstOrDefault(File.Exists);
+
                 if (project is null)
                 {
                     problem = "no project found in this solution (it lists no .csproj, .fsproj or .vbproj that exists); name a solution with projects, or a project file.";
@@ -65,7 +99,17 @@ internal static class BuildFolders
     internal static IEnumerable<string> SolutionProjects(string solution)
     {
         string folder = Path.GetDirectoryName(solution)!;
-        string text = File.ReadAllText(solution);
+        string text;
+        try
+        {
+            // Not a FIFO or a device, which would be read forever; a file that cannot be read lists no project.
+            text = FileAsFound.Of(solution).Regular ? File.ReadAllText(solution) : string.Empty;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            text = string.Empty;
+        }
+
         System.Text.RegularExpressions.Regex pattern = solution.EndsWith(".slnx", StringComparison.OrdinalIgnoreCase)
             ? new(@"<Project\s[^>]*Path=""([^""]+)""")
             : new(@"^Project\(""[^""]*""\)\s*=\s*""[^""]*""\s*,\s*""([^""]+)""", System.Text.RegularExpressions.RegexOptions.Multiline);
@@ -85,13 +129,54 @@ internal static class BuildFolders
         problem = null;
         string[] getProperties = ProjectFolders.PropertyNames.Select(name => "-getProperty:" + name).ToArray();
         string projectFolder = Path.GetDirectoryName(project)!;
-        ShellResult result = Shell.Run("dotnet", ["msbuild", project, "-nologo", "-t:_GetRestoreSettings", .. getProperties], workingDirectory: projectFolder, timeout: TimeSpan.FromMinutes(2));
+        ShellResult result = MSBuild(project, ["-t:_GetRestoreSettings", .. getProperties]);
         if (!result.Succeeded && result.Output.Contains("MSB4057", StringComparison.Ordinal))
         {
             // A project without NuGet's targets (no _GetRestoreSettings): its evaluation alone, as the target then reads it.
-            result = Shell.Run("dotnet", ["msbuild", project, "-nologo", .. getProperties], workingDirectory: projectFolder, timeout: TimeSpan.FromMinutes(2));
+            result = MSBuild(project, getProperties);
         }
 
+        Dictionary<string, string> values = Properties(result);
+        if (values.Count == 0)
+        {
+            string firstError = result.Output.Split('\n').Select(line => line.Trim()).FirstOrDefault(line => line.Contains("error", StringComparison.OrdinalIgnoreCase))
+                ?? result.Output.Trim().Split('\n').FirstOrDefault() ?? "no output";
+            problem = $"MSBuild could not evaluate {project} ({firstError}); fix what it says (`dotnet build` there shows the same), or name another project.";
+            return false;
+        }
+
+        // A project with several target frameworks builds each in an inner build of its own, with its own output
+        // folders (bin/Debug/net10.0/, artifacts/obj/App/debug_net10.0/): MSBuild is asked for those of each.
+        var innerBuilds = new List<Func<string, string?>>();
+        if (values.GetValueOrDefault("TargetFramework") is null or "" && values.GetValueOrDefault("TargetFrameworks") is { Length: > 0 } frameworks)
+        {
+            foreach (string framework in frameworks.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Distinct())
+            {
+                Dictionary<string, string> inner = Properties(MSBuild(project, ["-p:TargetFramework=" + framework, "-getProperty:OutDir", "-getProperty:IntermediateOutputPath"]));
+                innerBuilds.Add(name => inner.GetValueOrDefault(name));
+            }
+        }
+
+        folders = ProjectFolders.From(name => values.GetValueOrDefault(name), innerBuilds);
+        return true;
+    }
+
+    /// <summary>`dotnet msbuild PROJECT -nologo ARGUMENTS` where `dotnet build` of it would run (its global.json picks the SDK); one that does not answer in 2 minutes failed.</summary>
+    private static ShellResult MSBuild(string project, string[] arguments)
+    {
+        try
+        {
+            return Shell.Run("dotnet", ["msbuild", project, "-nologo", .. arguments], workingDirectory: Path.GetDirectoryName(project)!, timeout: TimeSpan.FromMinutes(2));
+        }
+        catch (TimeoutException)
+        {
+            return new ShellResult(-1, "error: MSBuild did not answer within 2 minutes", TimeSpan.FromMinutes(2));
+        }
+    }
+
+    /// <summary>The properties of MSBuild's -getProperty answer (JSON, for more than one), none when it failed.</summary>
+    private static Dictionary<string, string> Properties(ShellResult result)
+    {
         var values = new Dictionary<string, string>(StringComparer.Ordinal);
         int json = result.Output.IndexOf('{');
         if (result.Succeeded && json >= 0)
@@ -110,16 +195,7 @@ internal static class BuildFolders
             }
         }
 
-        if (values.Count == 0)
-        {
-            string firstError = result.Output.Split('\n').Select(line => line.Trim()).FirstOrDefault(line => line.Contains("error", StringComparison.OrdinalIgnoreCase))
-                ?? result.Output.Trim().Split('\n').FirstOrDefault() ?? "no output";
-            problem = $"MSBuild could not evaluate {project} ({firstError}); fix what it says (`dotnet build` there shows the same), or name another project.";
-            return false;
-        }
-
-        folders = ProjectFolders.From(name => values.GetValueOrDefault(name));
-        return true;
+        return values;
     }
 
     /// <summary>
@@ -127,6 +203,13 @@ internal static class BuildFolders
     /// build there, so the project file in the folder, else the first project of the one solution in it; with neither,
     /// the first project file below.
     /// </summary>
+    private static string? SolutionBuiltIn(string folder)
+    {
+        string[] here = SafeFiles(folder).ToArray();
+        string[] solutions = here.Where(f => Path.GetExtension(f) is ".sln" or ".slnx").ToArray();
+        return solutions.Length == 1 && !here.Any(f => Path.GetExtension(f) is ".csproj" or ".fsproj" or ".vbproj") ? solutions[0] : null;
+    }
+
     private static string? ProjectMSBuildWouldBuildIn(string folder)
     {
         string[] here = SafeFiles(folder).ToArray();
@@ -158,23 +241,16 @@ internal static class BuildFolders
         return null;
     }
 
-    private static IEnumerable<string> SafeFiles(string folder)
-    {
-        try
-        {
-            return Directory.GetFiles(folder);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return [];
-        }
-    }
+    private static IEnumerable<string> SafeFiles(string folder) => Listed(() => Directory.GetFiles(folder));
 
-    private static IEnumerable<string> SafeFolders(string folder)
+    private static IEnumerable<string> SafeFolders(string folder) => Listed(() => Directory.GetDirectories(folder));
+
+    /// <summary>A folder's entries, none where it cannot be read.</summary>
+    private static string[] Listed(Func<string[]> list)
     {
         try
         {
-            return Directory.GetDirectories(folder);
+            return list();
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -224,7 +224,7 @@ internal static class DoctorAdvice
         {
             ProposalHolds.PackageCache => ", which already holds the package cache",
             ProposalHolds.Outputs => ", which already holds the build's outputs",
-            _ when clonesElsewhere.Count > 1 && DoctorCheck.FreeBytes(clonesElsewhere[0].Root) is long free => $", which has the most free space of them ({free / (1024.0 * 1024 * 1024):0.#} GiB)",
+            _ when clonesElsewhere.Count > 1 && DoctorCheck.FreeBytes(clonesElsewhere[0].Root) is long free => $", which has the most free space of them ({FileSizeText.Format(free)})",
             _ => string.Empty,
         };
 

@@ -65,24 +65,60 @@ internal static class DoctorCommand
     public static int Run(string[] folders, string? json, bool requireClone, TextWriter output, TextWriter error, string[]? copiesFrom = null, (string? Json, string? Markdown)? selfTest = null, System.Threading.CancellationToken cancellation = default)
     {
         string named = folders.Length > 0 ? folders[0] : Environment.CurrentDirectory;
-        if (!BuildFolders.TryFindProject(named, out string? project, out string? problem) || !BuildFolders.TryEvaluate(project!, out ProjectFolders? found, out problem))
+        if (!BuildFolders.TryFindProjects(named, out IReadOnlyList<string> projects, out string? problem))
         {
             error.WriteLine($"dotnet cow-measure doctor {named}: {problem}");
             return Program.BadInput;
         }
 
-        IEnumerable<CheckedFolder> checkedFolders = found!.Folders
-            .Concat((folders.Length > 1 ? folders[1..] : []).Select(f => new CheckedFolder(FolderRole.NamedFolder, Path.GetFullPath(f))))
+        // Every project `dotnet build` builds there, each evaluated by MSBuild, one after the other.
+        List<(ProjectFolders? Found, string? Problem)> evaluated = projects.Select(project => BuildFolders.TryEvaluate(project, out ProjectFolders? found, out string? why) ? (found, null) : ((ProjectFolders?)null, why)).ToList();
+        if (evaluated.All(e => e.Found is null))
+        {
+            error.WriteLine($"dotnet cow-measure doctor {named}: {evaluated[0].Problem}");
+            return Program.BadInput;
+        }
+
+        IEnumerable<CheckedFolder> Extra() => (folders.Length > 1 ? folders[1..] : []).Select(f => new CheckedFolder(FolderRole.NamedFolder, Path.GetFullPath(f)))
             .Concat((copiesFrom ?? []).Select(f => new CheckedFolder(FolderRole.CopiedFrom, Path.GetFullPath(f))));
-        DoctorCheck check = DoctorCheck.Run(checkedFolders, VolumeCatalog.Fresh(), AdviceOSes.ThisProcess, found.Facts);
+        var catalog = VolumeCatalog.Fresh();
+        List<(string Project, ProjectFolders? Found, string? Problem, DoctorCheck? Check)> checks = evaluated
+            .Select((e, i) => (projects[i], e.Found, e.Problem, e.Found is null ? null : DoctorCheck.Run(e.Found.Folders.Concat(Extra()), catalog, AdviceOSes.ThisProcess, e.Found.Facts)))
+            .ToList();
         if (cancellation.IsCancellationRequested)
         {
             error.WriteLine("dotnet cow-measure doctor: cancelled; the check left no file behind.");
             return Program.MeasurementFailed;
         }
 
-        output.WriteLine($"Repository: {found.Repository} (the folder of the project's Directory.Build.props, else the project's); folders: those of {project}, as MSBuild evaluates it.");
-        foreach (string line in DoctorReport.Lines(check))
+        // The worst verdict is the repository's: does not clone, then unknown, then clones; the first such project.
+        static int Rank(DoctorCheck? check) => check is null ? 3 : check.Verdict.Clones switch { false => 0, null => 1, true => 2 };
+        var worst = checks.Where(c => c.Check is not null).OrderBy(c => Rank(c.Check)).First();
+        DoctorCheck check = worst.Check!;
+        IReadOnlyList<string> lines = DoctorReport.Lines(check);
+        output.WriteLine(lines[0]);
+        output.WriteLine($"Repository: {worst.Found!.Repository} (the folder of the project's Directory.Build.props, else the project's); folders: those of {worst.Project}, as MSBuild evaluates it.");
+        if (checks.Count > 1)
+        {
+            output.WriteLine($"Projects `dotnet build` builds here: {checks.Count}, each checked; below, the worst one's folders ({worst.Project}):");
+            foreach (var each in checks)
+            {
+                string said = each.Check?.Verdict.Clones switch
+                {
+                    _ when each.Check is null => "not checked: " + each.Problem,
+                    true => "clones what it builds",
+                    false => "does NOT clone what it builds",
+                    null => "whether it clones what it builds could not be told",
+                };
+                output.WriteLine($"  {each.Project}: {said}");
+                foreach (FolderOnVolume folder in each.Check?.Folders.Where(f => f.Folder.Role is FolderRole.BuildOutput or FolderRole.IntermediateOutput) ?? [])
+                {
+                    output.WriteLine($"    {DoctorCheck.Describe(folder.Folder.Role)} {folder.Folder.Path}{(folder.Exists ? string.Empty : " (not there yet)")}");
+                }
+            }
+        }
+
+        foreach (string line in lines.Skip(1))
         {
             output.WriteLine(line);
         }
@@ -100,7 +136,7 @@ internal static class DoctorCommand
             }
         }
 
-        int verdict = requireClone && !check.RepositoryClones ? CannotClone : 0;
+        int verdict = requireClone && checks.Any(c => c.Check is { RepositoryClones: false }) ? CannotClone : 0;
         if (selfTest is { } files)
         {
             int tested = SelfTestDoor.Run(check, files.Json, files.Markdown, output, error, cancellation);

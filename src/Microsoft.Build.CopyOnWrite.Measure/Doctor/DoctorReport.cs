@@ -73,39 +73,45 @@ internal static class DoctorReport
 
     public static string Json(DoctorCheck check)
     {
-        var json = new StringBuilder();
-        json.Append("{\"repositoryClones\":").Append(check.RepositoryClones ? "true" : "false");
         CloneVerdict verdict = check.Verdict;
-        json.Append(",\"verdict\":{\"clones\":").Append(Bool(verdict.Clones));
-        json.Append(",\"rule\":").Append(Text(CloneRule.Statement));
-        json.Append(",\"copies\":[").Append(string.Join(",", verdict.Copies.Select(c =>
-            $"{{\"what\":{Text(c.What)},\"from\":{Text(c.From.Folder.Path)},\"fromRole\":{Text(RoleKey(c.From.Folder.Role))},\"to\":{Text(c.To.Folder.Path)},"
-            + $"\"source\":{Text(CloneVerdict.Describe(c.Source))},\"accepted\":{Bool(CloneRule.AcceptsCopiesFrom(c.Source))},\"clones\":{Bool(DoctorCheck.Clones(c.From, c.To))},\"passesRequired\":{Bool(c.Passes)}}}")));
-        json.Append("],\"facts\":[").Append(string.Join(",", verdict.Facts.Select(Text)));
-        json.Append("],\"assumptions\":[").Append(string.Join(",", verdict.Assumptions.Select(Text))).Append("]}");
-        json.Append(",\"folders\":[");
-        json.Append(string.Join(",", check.Folders.Select(f =>
-            $"{{\"role\":{Text(RoleKey(f.Folder.Role))},\"path\":{Text(f.Folder.Path)},\"exists\":{Bool(f.Exists)},\"volume\":{Text(f.Volume.Root)},"
-            + $"\"fileSystem\":{Text(f.Volume.FileSystem)},\"fileSystemId\":{(f.Volume.FileSystemId is string id ? Text(id) : "null")},\"canClone\":{Bool(f.Volume.CanClone)},\"evidence\":{Text(f.Volume.CloneEvidence)},"
-            + $"\"devDrive\":{Bool(f.Volume.DevDrive)},\"trustedDevDrive\":{Bool(f.Volume.TrustedDevDrive)}}}")));
-        json.Append("],\"pairs\":[");
-        var pairs = new List<string>();
-        foreach (FolderOnVolume from in check.Folders)
+        return ToolJson.Write(new
         {
-            foreach (FolderOnVolume to in check.Folders.Where(to => !ReferenceEquals(from, to)))
+            repositoryClones = check.RepositoryClones,
+            verdict = new
             {
-                pairs.Add($"{{\"from\":{Text(from.Folder.Path)},\"to\":{Text(to.Folder.Path)},\"clones\":{Bool(DoctorCheck.Clones(from, to))}}}");
-            }
-        }
-
-        json.Append(string.Join(",", pairs));
-        json.Append("],\"linksIntoPackageFolders\":{\"count\":").Append(check.Linked.Count)
-            .Append(",\"examples\":[").Append(string.Join(",", check.Linked.Examples.Select(Text))).Append("]}");
-        json.Append(",\"findings\":[");
-        json.Append(string.Join(",", check.Findings.Select(f =>
-            $"{{\"severity\":{Text(SeverityText(f.Severity))},\"message\":{Text(f.Message)},\"fix\":[{string.Join(",", f.Fix.Select(Text))}]}}")));
-        json.Append("]}");
-        return json.ToString();
+                clones = verdict.Clones,
+                rule = CloneRule.Statement,
+                copies = verdict.Copies.Select(c => new
+                {
+                    what = c.What,
+                    from = c.From.Folder.Path,
+                    fromRole = RoleKey(c.From.Folder.Role),
+                    to = c.To.Folder.Path,
+                    source = CloneVerdict.Describe(c.Source),
+                    accepted = CloneRule.AcceptsCopiesFrom(c.Source),
+                    clones = DoctorCheck.Clones(c.From, c.To),
+                    passesRequired = c.Passes,
+                }),
+                facts = verdict.Facts,
+                assumptions = verdict.Assumptions,
+            },
+            folders = check.Folders.Select(f => new
+            {
+                role = RoleKey(f.Folder.Role),
+                path = f.Folder.Path,
+                exists = f.Exists,
+                volume = f.Volume.Root,
+                fileSystem = f.Volume.FileSystem,
+                fileSystemId = f.Volume.FileSystemId,
+                canClone = f.Volume.CanClone,
+                evidence = f.Volume.CloneEvidence,
+                devDrive = f.Volume.DevDrive,
+                trustedDevDrive = f.Volume.TrustedDevDrive,
+            }),
+            pairs = check.Folders.SelectMany(from => check.Folders.Where(to => !ReferenceEquals(from, to)).Select(to => new { from = from.Folder.Path, to = to.Folder.Path, clones = DoctorCheck.Clones(from, to) })),
+            linksIntoPackageFolders = new { count = check.Linked.Count, examples = check.Linked.Examples },
+            findings = check.Findings.Select(f => new { severity = SeverityText(f.Severity), message = f.Message, fix = f.Fix }),
+        });
     }
 
     /// <summary>The role as a JSON value and a --json consumer's key: repository, buildOutput, packageCache...</summary>
@@ -126,7 +132,4 @@ internal static class DoctorReport
         _ => "info",
     };
 
-    private static string Bool(bool? value) => value switch { true => "true", false => "false", _ => "null" };
-
-    private static string Text(string value) => JsonText.Quote(value);
 }

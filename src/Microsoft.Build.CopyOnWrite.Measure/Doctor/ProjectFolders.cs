@@ -23,7 +23,7 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
     /// </summary>
     public static IReadOnlyList<string> PropertyNames { get; } =
     [
-        "MSBuildProjectFullPath", "DirectoryBuildPropsPath", "OutDir", "IntermediateOutputPath",
+        "MSBuildProjectFullPath", "DirectoryBuildPropsPath", "OutDir", "IntermediateOutputPath", "TargetFramework", "TargetFrameworks",
         "_OutputPackagesPath", "_OutputFallbackFolders", "NuGetPackageRoot", "NuGetPackageFolders", "NetCoreRoot", "DOTNET_HOST_PATH",
         "ProjectAssetsFile", "NUGET_FALLBACK_PACKAGES",
         .. CopyOnWriteSettings.TaskProperties, .. BuildFacts.LinkProperties,
@@ -33,7 +33,8 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
     /// The folders from the project's evaluated properties (<paramref name="property"/> answers each of
     /// <see cref="PropertyNames"/>, empty or null when unset), the temp folder included.
     /// </summary>
-    public static ProjectFolders From(Func<string, string?> property)
+    /// <param name="innerBuilds">Each target framework's evaluation of a project with several (OutDir and IntermediateOutputPath): its output folders replace the outer build's.</param>
+    public static ProjectFolders From(Func<string, string?> property, IReadOnlyList<Func<string, string?>>? innerBuilds = null)
     {
         string Read(string name) => (property(name) ?? string.Empty).Trim();
 
@@ -43,14 +44,17 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
             : projectFolder;
 
         var folders = new List<CheckedFolder> { new(FolderRole.Repository, repository) };
-        if (Read("OutDir") is { Length: > 0 } output)
+        foreach (Func<string, string?> build in innerBuilds is { Count: > 0 } ? innerBuilds : [property])
         {
-            folders.Add(new CheckedFolder(FolderRole.BuildOutput, InFolder(projectFolder, output)));
-        }
+            if ((build("OutDir") ?? string.Empty).Trim() is { Length: > 0 } output)
+            {
+                folders.Add(new CheckedFolder(FolderRole.BuildOutput, InFolder(projectFolder, output)));
+            }
 
-        if (Read("IntermediateOutputPath") is { Length: > 0 } intermediate)
-        {
-            folders.Add(new CheckedFolder(FolderRole.IntermediateOutput, InFolder(projectFolder, intermediate)));
+            if ((build("IntermediateOutputPath") ?? string.Empty).Trim() is { Length: > 0 } intermediate)
+            {
+                folders.Add(new CheckedFolder(FolderRole.IntermediateOutput, InFolder(projectFolder, intermediate)));
+            }
         }
 
         string packageCache = Read("_OutputPackagesPath") is { Length: > 0 } configured ? configured : Read("NuGetPackageRoot");

@@ -49,9 +49,16 @@ internal static partial class BinaryLogCopies
     public static BuildCopies Read(string path)
     {
         string full = Path.GetFullPath(path);
-        if (!File.Exists(full))
+        FileAsFound file = FileAsFound.Of(full);
+        if (!file.Exists)
         {
             throw new MeasureException($"predict {path}: no such file; give the binary log of a build (dotnet build -bl writes msbuild.binlog).");
+        }
+
+        if (!file.Regular || file.Size == 0)
+        {
+            // A FIFO or a device would be read forever, a folder not at all.
+            throw new MeasureException($"predict {path}: {(file.Regular ? "an empty file" : "not a regular file (a folder, a FIFO, a device...)")}, not a binary log; give the .binlog that dotnet build -bl writes.");
         }
 
         StructuredBuild build;

@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.IO;
-using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
@@ -29,7 +28,7 @@ internal sealed record BuildVolume(string Key, VolumeFacts Facts)
 }
 
 /// <summary>
-/// Stats the files a build copied and names their volumes: st_dev through the task's own statx (Linux), and what
+/// Stats the files a build copied (<see cref="FileAsFound"/>) and names their volumes: st_dev where the OS gives it, and what
 /// the volume component (<see cref="VolumeCatalog"/>) says of each: mount point, file system, whether it clones.
 /// </summary>
 internal sealed class FileVolumes(VolumeCatalog catalog)
@@ -50,7 +49,7 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
             return known;
         }
 
-        FileOnDisk facts = OperatingSystem.IsLinux() ? StatLinux(path) : StatElsewhere(path);
+        FileOnDisk facts = StatOnce(path);
         _files[path] = facts;
         if (facts.Exists && Path.GetDirectoryName(path) is string folder)
         {
@@ -101,32 +100,25 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
         return volume;
     }
 
-    private FileOnDisk StatLinux(string path)
+    private FileOnDisk StatOnce(string path)
     {
-        if (!LinuxNative.TryStat(path, followLinks: true, out LinuxNative.FileStatus status))
+        // What the build's Copy read: through a symbolic link, its target.
+        FileAsFound file = FileAsFound.Of(path);
+        if (!file.Exists)
         {
             return new FileOnDisk(false, false, 0, string.Empty);
         }
 
-        LinuxNative.SplitDevice(status.Device, out ulong major, out ulong minor);
-        string device = $"{major}:{minor}";
-        if (!_fileSystemOfDevice.TryGetValue(device, out string? fileSystem))
+        if (file.Device is null)
         {
-            _fileSystemOfDevice[device] = fileSystem = catalog.Locate(path).FileSystemKey;
+            return new FileOnDisk(true, file.Regular, file.Size, catalog.Locate(path).FileSystemKey);
         }
 
-        return new FileOnDisk(true, status.IsRegularFile, status.Size, fileSystem);
-    }
-
-    private FileOnDisk StatElsewhere(string path)
-    {
-        var file = new FileInfo(path);
-        if (!file.Exists)
+        if (!_fileSystemOfDevice.TryGetValue(file.Device, out string? fileSystem))
         {
-            return new FileOnDisk(Directory.Exists(path), false, 0, Directory.Exists(path) ? catalog.Locate(path).FileSystemKey : string.Empty);
+            _fileSystemOfDevice[file.Device] = fileSystem = catalog.Locate(path).FileSystemKey;
         }
 
-        bool regular = file.LinkTarget is null;
-        return new FileOnDisk(true, regular, file.Length, catalog.Locate(file.FullName).FileSystemKey);
+        return new FileOnDisk(true, file.Regular, file.Size, fileSystem);
     }
 }

@@ -26,7 +26,7 @@ internal static class ForecastReport
             new[] { "files written by Copy", $"{f.Written}", $"(and {f.Linked} linked, {f.SkippedUnchanged} skipped as up to date: no work for a clone)" },
             new[] { "already clones", $"{f.AlreadyCloned} files, {MiB(f.AlreadyClonedBytes)}", f.AlreadyCloned == 0 ? "none: no Copy of this build cloned" : AlreadyText(f) },
             new[] { "would clone", $"{f.Clonable} files, {MiB(f.ClonableBytes)}", "copied today; clones if source and destination were on one clone-capable volume, with our Copy" },
-            new[] { $"  of them up to {Kib(CopyForecast.NoGainBytes - 1)}", $"{f.Small} files, {MiB(f.SmallBytes)}", "a clone saves them no time (docs/results/benchmarks.md), only disk space" },
+            new[] { $"  of them up to {FileSizeText.Format(CopyForecast.NoGainBytes - 1)}", $"{f.Small} files, {MiB(f.SmallBytes)}", "a clone saves them no time (docs/results/benchmarks.md), only disk space" },
             new[] { "not counted", $"{f.Empty + f.NotOnDisk + f.NotRegular} files", $"({f.Empty} empty, {f.NotOnDisk} no longer on disk, {f.NotRegular} not regular files)" },
             new[] { "time in Copy", MeasurementReport.Ms(f.CopyMilliseconds), $"summed over the {f.CopyTasks} tasks (MSBuild's performance summary adds up the same)" },
             new[] { "ceiling on time saved", $"{MeasurementReport.Ms(f.CopyWallMilliseconds)} of {Seconds(f.WallSeconds)} ({Percent(f.CopyWallMilliseconds / 1000, f.WallSeconds)})", "wall time while a Copy with files to clone ran: the Copy on the critical path lies within it" },
@@ -36,7 +36,7 @@ internal static class ForecastReport
 
         text.AppendLine();
         text.AppendLine("By volume, source -> destination");
-        var pairs = new List<string[]> { new[] { "source", "destination", "files", "bytes", $"<= {Kib(CopyForecast.NoGainBytes - 1)}", "clones there today?" } };
+        var pairs = new List<string[]> { new[] { "source", "destination", "files", "bytes", $"<= {FileSizeText.Format(CopyForecast.NoGainBytes - 1)}", "clones there today?" } };
         pairs.AddRange(f.PairsByGain.Select(p => new[]
         {
             Volume(p.Source) + (p.Where is null ? string.Empty : $" [{p.Where}]"),
@@ -118,12 +118,7 @@ internal static class ForecastReport
                 bestMove = Move(f),
                 projects = f.Projects,
             },
-            new JsonSerializerOptions
-            {
-                WriteIndented = true,
-                PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
-                DefaultIgnoreCondition = JsonIgnoreCondition.Never,
-            });
+            ToolJson.Options);
 
     private static string Today(CopiesBetweenVolumes p) => p.AlreadyClones
         ? "yes, already: the build's Copy cloned them"
@@ -154,8 +149,6 @@ internal static class ForecastReport
     }
 
     private static string MiB(long bytes) => MeasurementReport.MiB(bytes);
-
-    private static string Kib(long bytes) => string.Create(CultureInfo.InvariantCulture, $"{bytes / 1024.0:0.#} KiB");
 
     private static string Seconds(double seconds) => string.Create(CultureInfo.InvariantCulture, $"{seconds:0.0} s");
 

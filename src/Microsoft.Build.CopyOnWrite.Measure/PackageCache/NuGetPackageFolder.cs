@@ -67,13 +67,35 @@ internal static class NuGetPackageFolder
         }
 
         string[] parts = name.Split('/', '\\');
-        if (parts.Any(part => part is "" or "." or "..") || Path.IsPathRooted(name))
+        if (parts.Any(part => part is "" or "." or "..") || Path.IsPathRooted(name) || Unextractable(entryName) is not null)
         {
             return null;
         }
 
         return parts.Length == 1 && name.EndsWith(".nuspec", StringComparison.OrdinalIgnoreCase) ? id + ".nuspec" : string.Join('/', parts);
     }
+
+    /// <summary>
+    /// Why NuGet could not have extracted the entry <paramref name="entryName"/> where its name says (a name that climbs
+    /// out of the package's folder or starts at a root, which NuGet refuses; a NUL or another control character, which
+    /// no file name on disk holds once the %-escapes are undone), or null for a name that can be extracted.
+    /// </summary>
+    public static string? Unextractable(string entryName)
+    {
+        string name = entryName.Contains('%', StringComparison.Ordinal) ? Uri.UnescapeDataString(entryName) : entryName;
+        if (name.Any(char.IsControl))
+        {
+            return "its name holds a control character (NUL...), which no file name on disk can hold: NuGet could not have extracted it";
+        }
+
+        return name.Split('/', '\\').Contains("..") || Path.IsPathRooted(name) || name.StartsWith('/') || name.StartsWith('\\')
+            ? "its name leads out of the package's folder: NuGet refuses such a package, so these files are not what NuGet made"
+            : null;
+    }
+
+    /// <summary>An entry's name as a line can show it: control characters as \xNN.</summary>
+    public static string Printable(string name)
+        => string.Concat(name.Select(c => char.IsControl(c) ? $"\\x{(int)c:X2}" : c.ToString()));
 
     private static bool IsPackage(ExtractedPackage package)
         => File.Exists(package.PackageFile)

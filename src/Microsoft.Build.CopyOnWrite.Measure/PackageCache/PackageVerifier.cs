@@ -27,6 +27,9 @@ internal enum DifferenceKind
 
     /// <summary>There, but it cannot be read (permissions, an I/O error): not verified.</summary>
     Unreadable,
+
+    /// <summary>An entry NuGet could not have extracted (a name with a NUL, one that leads out of the folder): not looked for.</summary>
+    NotExtractable,
 }
 
 /// <param name="File">Relative to the package's folder, with '/'.</param>
@@ -74,7 +77,7 @@ internal static class PackageVerifier
     public static CacheVerification Verify(IReadOnlyList<ExtractedPackage> packages, VerifyProgress? progress, CancellationToken cancellation)
     {
         Stopwatch clock = Stopwatch.StartNew();
-        var largestFirst = new ConcurrentQueue<ExtractedPackage>(packages.OrderByDescending(p => SizeOrZero(p.PackageFile)));
+        var largestFirst = new ConcurrentQueue<ExtractedPackage>(packages.OrderByDescending(p => FileAsFound.Of(p.PackageFile).Size));
         var outcomes = new ConcurrentBag<PackageOutcome>();
         Exception? failure = null;
 
@@ -133,9 +136,18 @@ internal static class PackageVerifier
         var outcome = new PackageOutcome();
         string packageFile = package.PackageFile;
         string name = Path.GetFileName(packageFile);
-        if (!File.Exists(packageFile))
+        FileAsFound nupkg = FileAsFound.Of(packageFile);
+        string? folderLink = FileAsFound.Of(package.Folder).SymbolicLinkTo ?? FileAsFound.Of(Path.GetDirectoryName(package.Folder)!).SymbolicLinkTo;
+        string? notNuGets = folderLink is not null ? $"its folder (or its id's folder) is a symbolic link to {folderLink}"
+            : nupkg.SymbolicLinkTo is string target ? $"its package file {name} is a symbolic link to {target}"
+            : nupkg.Exists && !nupkg.Regular ? $"its package file {name} is not a regular file (a folder, a FIFO, a device...)"
+            : null;
+        if (notNuGets is not null || nupkg.Problem is not null || !nupkg.Exists)
         {
-            outcome.Unverified = new UnverifiedPackage(package, $"its package file {name} is missing: NuGet keeps the .nupkg beside the files it extracted, and without it they cannot be compared", DeletingRepairs: true);
+            string reason = notNuGets is not null ? $"{notNuGets}, which NuGet never makes: not followed nor opened"
+                : nupkg.Problem is not null ? $"its package file {name} cannot be looked at ({nupkg.Problem})"
+                : $"its package file {name} is missing: NuGet keeps the .nupkg beside the files it extracted, and without it they cannot be compared";
+            outcome.Unverified = new UnverifiedPackage(package, reason, DeletingRepairs: true);
             return outcome;
         }
 
@@ -146,7 +158,11 @@ internal static class PackageVerifier
             foreach (ZipArchiveEntry entry in archive.Entries)
             {
                 cancellation.ThrowIfCancellationRequested();
-                if (NuGetPackageFolder.ExtractedPath(entry.FullName, package.Id) is string relative)
+                if (NuGetPackageFolder.Unextractable(entry.FullName) is string why)
+                {
+                    outcome.Differences.Add(new FileDifference(package, NuGetPackageFolder.Printable(entry.FullName), DifferenceKind.NotExtractable, $"an entry of the .nupkg that is not on disk: {why}", null, false));
+                }
+                else if (NuGetPackageFolder.ExtractedPath(entry.FullName, package.Id) is string relative)
                 {
                     FileDifference? difference = VerifyFile(package, relative, entry, buffer, outcome, progress);
                     if (difference is not null)
@@ -167,6 +183,13 @@ internal static class PackageVerifier
             bool denied = e is UnauthorizedAccessException;
             outcome.Unverified = new UnverifiedPackage(package, $"its package file {name} cannot be read ({e.Message})" + (denied ? "; run verify as a user who may read the package folder" : string.Empty), DeletingRepairs: !denied);
         }
+        catch (Exception e) when (e is not OperationCanceledException)
+        {
+            // A zip the reader chokes on in a way of its own (a bad header field, a compression it does not have): this
+            // package is not verified, the others are.
+            outcome.Differences.Clear();
+            outcome.Unverified = new UnverifiedPackage(package, $"its package file {name} cannot be read as a zip ({e.GetType().Name}: {e.Message})", DeletingRepairs: true);
+        }
 
         return outcome;
     }
@@ -174,30 +197,42 @@ internal static class PackageVerifier
     private static FileDifference? VerifyFile(ExtractedPackage package, string relative, ZipArchiveEntry entry, byte[] buffer, PackageOutcome outcome, VerifyProgress? progress)
     {
         string path = Path.Combine(package.Folder, relative.Replace('/', Path.DirectorySeparatorChar));
-        FileAsFound file = FileAsFound.Of(path);
-        FileDifference Differs(DifferenceKind kind, string detail) => new(package, relative, kind, detail, file.Links, file.SymbolicLinkTo is not null);
-        string linkText = file.SymbolicLinkTo is null ? string.Empty : $"a symbolic link to {file.SymbolicLinkTo}, ";
-
         outcome.Files++;
         progress?.FileDone();
+
+        // NuGet makes folders and regular files only: a symbolic link on the way (a folder of the package, or the file
+        // itself) is someone else's, and a write through it reaches another file, so it is named and never followed.
+        int slash = relative.LastIndexOf('/');
+        if (slash > 0 && LinkIn(package.Folder, relative[..slash], outcome) is string folderLink)
+        {
+            return new FileDifference(package, relative, DifferenceKind.NotAFile, $"its folder is {folderLink}, which NuGet never makes: not followed", null, true);
+        }
+
+        FileAsFound file = FileAsFound.Of(path);
+        FileDifference Differs(DifferenceKind kind, string detail) => new(package, relative, kind, detail, file.Links, file.SymbolicLinkTo is not null);
         if (file.Problem is not null)
         {
-            return Differs(DifferenceKind.Unreadable, $"{linkText}cannot be looked at ({file.Problem})");
+            return Differs(DifferenceKind.Unreadable, $"cannot be looked at ({file.Problem})");
+        }
+
+        if (file.SymbolicLinkTo is not null)
+        {
+            return Differs(DifferenceKind.NotAFile, $"a symbolic link to {file.SymbolicLinkTo} where the package has a file of {Bytes(entry.Length)}: NuGet extracts regular files only; not followed");
         }
 
         if (!file.Exists)
         {
-            return Differs(DifferenceKind.Missing, file.SymbolicLinkTo is null ? "not on disk" : $"{linkText}which does not exist");
+            return Differs(DifferenceKind.Missing, "not on disk");
         }
 
         if (!file.Regular)
         {
-            return Differs(DifferenceKind.NotAFile, $"{linkText}not a regular file (a folder, a device...) where the package has a file of {Bytes(entry.Length)}");
+            return Differs(DifferenceKind.NotAFile, $"not a regular file (a folder, a FIFO, a device...) where the package has a file of {Bytes(entry.Length)}");
         }
 
         if (file.Size != entry.Length)
         {
-            return Differs(DifferenceKind.Size, $"{linkText}{Bytes(file.Size)} on disk, {Bytes(entry.Length)} in the package");
+            return Differs(DifferenceKind.Size, $"{Bytes(file.Size)} on disk, {Bytes(entry.Length)} in the package");
         }
 
         uint crc;
@@ -207,7 +242,7 @@ internal static class PackageVerifier
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            return Differs(DifferenceKind.Unreadable, $"{linkText}cannot be read ({e.Message})");
+            return Differs(DifferenceKind.Unreadable, $"cannot be read ({e.Message})");
         }
 
         outcome.Bytes += file.Size;
@@ -231,11 +266,11 @@ internal static class PackageVerifier
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            return Differs(DifferenceKind.Unreadable, $"{linkText}cannot be read ({e.Message})");
+            return Differs(DifferenceKind.Unreadable, $"cannot be read ({e.Message})");
         }
 
         return firstDifference is long offset
-            ? Differs(DifferenceKind.Content, $"{linkText}other bytes than the package's from byte {offset:N0} on (same size, {Bytes(file.Size)})")
+            ? Differs(DifferenceKind.Content, $"other bytes than the package's from byte {offset:N0} on (same size, {Bytes(file.Size)})")
             : null;
     }
 
@@ -243,17 +278,17 @@ internal static class PackageVerifier
     private static uint CrcOfFile(string path, byte[] buffer, VerifyProgress? progress)
     {
         using SafeFileHandle handle = File.OpenHandle(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, FileOptions.SequentialScan);
-        uint crc = 0;
+        var crc = new System.IO.Hashing.Crc32();
         long offset = 0;
         int read;
         while ((read = RandomAccess.Read(handle, buffer, offset)) > 0)
         {
-            crc = Crc32.Append(crc, buffer.AsSpan(0, read));
+            crc.Append(buffer.AsSpan(0, read));
             offset += read;
             progress?.BytesRead(read);
         }
 
-        return crc;
+        return crc.GetCurrentHashAsUInt32();
     }
 
     /// <summary>
@@ -289,16 +324,29 @@ internal static class PackageVerifier
         }
     }
 
-    private static long SizeOrZero(string path)
+    /// <summary>
+    /// "a symbolic link to TARGET" (or "FOLDER/, a symbolic link to TARGET") for the first of <paramref name="relative"/>'s
+    /// folders below <paramref name="root"/> that is a symbolic link, else null; each folder looked at once per package.
+    /// </summary>
+    private static string? LinkIn(string root, string relative, PackageOutcome outcome)
     {
-        try
+        string[] parts = relative.Split('/');
+        for (int i = 1; i <= parts.Length; i++)
         {
-            return new FileInfo(path).Length;
+            string folder = string.Join('/', parts[..i]);
+            if (!outcome.FolderLinks.TryGetValue(folder, out string? link))
+            {
+                string? target = FileAsFound.Of(Path.Combine(root, folder)).SymbolicLinkTo;
+                outcome.FolderLinks[folder] = link = target is null ? null : $"{folder}/, a symbolic link to {target}";
+            }
+
+            if (link is not null)
+            {
+                return link;
+            }
         }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return 0;
-        }
+
+        return null;
     }
 
     private static string Bytes(long bytes) => $"{bytes:N0} bytes";
@@ -311,5 +359,6 @@ internal static class PackageVerifier
         public string? FileWithOtherLinks;
         public List<FileDifference> Differences { get; } = [];
         public UnverifiedPackage? Unverified;
+        public Dictionary<string, string?> FolderLinks { get; } = new(StringComparer.Ordinal);
     }
 }

@@ -102,7 +102,7 @@ internal static class VerifyReport
                 cannotBeVerified = result.Unverified.Select(u => new { package = u.Package.Id, version = u.Package.Version, packageFolder = u.Package.Folder, reason = u.Reason }),
                 deleteToRepair = result.ToDelete.Select(p => p.Folder),
             },
-            new JsonSerializerOptions { WriteIndented = true, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping });
+            ToolJson.Options);
 
     /// <summary>The command that deletes a package's folder, for the shell of this OS, the path quoted.</summary>
     public static string DeleteCommand(string folder)
@@ -116,14 +116,15 @@ internal static class VerifyReport
         DifferenceKind.Size => "size",
         DifferenceKind.Content => "content",
         DifferenceKind.NotAFile => "not a file",
+        DifferenceKind.NotExtractable => "not extractable",
         _ => "unreadable",
     };
 
     /// <summary>What the file's links say of how it changed, after "; " (nothing for a file that is not there).</summary>
     private static string Links(FileDifference difference) => difference.Links switch
     {
-        _ when difference.SymbolicLink => "; NuGet writes regular files: something put this link in its place",
-        _ when difference.Kind is DifferenceKind.Missing => string.Empty,
+        _ when difference.SymbolicLink => "; something other than NuGet put this link there",
+        _ when difference.Kind is DifferenceKind.Missing or DifferenceKind.NotExtractable => string.Empty,
         > 1 => $"; {difference.Links} links: the file has other names, and a write through one of them changed the package's file "
             + "(a build output hard-linked by MSBuild's CreateHardLinksFor...IfPossible, dotnet/msbuild#8273)",
         1 => "; 1 link: no other name shares the file now",

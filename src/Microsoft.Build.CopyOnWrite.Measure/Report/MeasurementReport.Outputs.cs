@@ -176,12 +176,7 @@ internal sealed partial class MeasurementReport
             aggregates = _aggregates,
             builds = _builds.Select(b => b with { LogFile = Path.GetFileName(b.LogFile) }),
         };
-        return JsonSerializer.Serialize(document, new JsonSerializerOptions
-        {
-            WriteIndented = true,
-            PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
-            NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
-        });
+        return ToolJson.Write(document);
     }
 
     private string CommandText()

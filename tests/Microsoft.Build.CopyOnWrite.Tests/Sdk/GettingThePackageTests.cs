@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.IO.Compression;
 using System.Linq;
@@ -35,11 +36,13 @@ public sealed class GettingThePackageTests
     /// <summary>
     /// No version is published, so the README's "Get it" builds both packages from this clone: its command
     /// (`./build/pack.sh ~/cow-packages`), run as written but into a folder of the test's, not yet made. Both packages
-    /// land there and nothing else; it prints that folder, a NuGet.config naming it as a source (without and with
-    /// packageSourceMapping) and the tool's install line from it; one version is one set of bytes (the SDK package the
-    /// tool carries is the one beside it, and the same script packed the same bytes earlier in this run); and the
-    /// printed NuGet.config with packageSourceMapping, as printed, lets a repository with an empty package cache build
-    /// with our Copy.
+    /// land there and nothing else; it prints that folder, how to copy them into the repository, a NuGet.config naming
+    /// that folder relative to itself (no path of this machine), the packageSourceMapping entry to add and the tool's
+    /// install line (no --add-source, no new manifest); one version is one set of bytes (the SDK package the tool
+    /// carries is the one beside it, and the same script packed the same bytes earlier in this run); and those lines,
+    /// as printed, in a repository whose NuGet.config clears the sources and maps every package to a public feed under
+    /// a key of its own, with a tool manifest already, build with our Copy from an empty package cache and install the
+    /// tool into that manifest.
     /// </summary>
     [TestMethod]
     public void The_READMEs_get_it_command_packs_both_packages_into_one_folder_and_prints_how_to_use_them()
@@ -52,6 +55,8 @@ public sealed class GettingThePackageTests
         string folder = Path.Combine(TestScratch.NewFolder("get-it"), "cow-packages");
 
         ProcessResult pack = ProcessRunner.Run("bash", ["-c", commands[0].Replace(ReadmeFolder, folder, StringComparison.Ordinal)], RepositoryLayout.Root, SdkPackage.PackEnvironment, TimeSpan.FromMinutes(10));
+        const string ReadmeCopy = "mkdir -p eng/packages && cp ~/cow-packages/";
+        StringAssert.Contains(File.ReadAllText(Path.Combine(RepositoryLayout.Root, "README.md")), ReadmeCopy, "the README copies the packages into the repository");
 
         Assert.IsTrue(pack.Succeeded, pack.Output);
         string version = SdkPackage.Version;
@@ -74,26 +79,49 @@ public sealed class GettingThePackageTests
         Assert.AreEqual(Sha256(File.ReadAllBytes(earlierSdkPackage)), sdkHash, "packing the same tree at the same commit twice gave two SDK packages of one version (every file's time in the package is the HEAD commit's: a commit between the two packs changes it)");
 
         StringAssert.Contains(pack.Output, $"Packed version {version} into {folder}:");
-        StringAssert.Contains(pack.Output, $"dotnet tool install --local Microsoft.Build.CopyOnWrite.Measure --version {version} --add-source {folder}");
+        string install = $"dotnet tool install --local Microsoft.Build.CopyOnWrite.Measure --version {version}";
+        Assert.AreEqual(install, pack.Output.Split('\n').Single(line => line.StartsWith("dotnet tool install", StringComparison.Ordinal)).Trim(), "no --add-source: the CLI refuses it beside package source mapping");
+        Assert.IsFalse(pack.Output.Contains("dotnet new tool-manifest", StringComparison.Ordinal), "no second manifest beside a repository's own");
         XDocument[] configs = Regex.Matches(pack.Output, @"<\?xml.*?</configuration>", RegexOptions.Singleline).Select(match => XDocument.Parse(match.Value)).ToArray();
-        Assert.AreEqual(2, configs.Length, "a NuGet.config without and one with packageSourceMapping:\n" + pack.Output);
-        foreach (XDocument config in configs)
-        {
-            Assert.AreEqual(folder, config.Descendants("add").Single(add => (string?)add.Attribute("key") == "copy-on-write").Attribute("value")?.Value);
-        }
-
-        Assert.IsFalse(configs[0].Descendants("packageSourceMapping").Any());
-        string[] mapped = configs[1].Descendants("packageSource").Single(source => (string?)source.Attribute("key") == "copy-on-write").Elements("package").Select(package => (string)package.Attribute("pattern")!).ToArray();
-        CollectionAssert.AreEquivalent(new[] { "Microsoft.Build.CopyOnWrite", "Microsoft.Build.CopyOnWrite.Measure" }, mapped);
+        Assert.AreEqual(1, configs.Length, "one NuGet.config:\n" + pack.Output);
+        XElement source = configs[0].Descendants("add").Single(add => (string?)add.Attribute("key") == "copy-on-write");
+        Assert.AreEqual("eng/packages", source.Attribute("value")?.Value, "a folder inside the repository, relative to its NuGet.config: no path of this machine");
+        XElement mapping = XElement.Parse(Regex.Match(pack.Output, @"<packageSource key=""copy-on-write"">.*?</packageSource>", RegexOptions.Singleline).Value);
+        CollectionAssert.AreEquivalent(new[] { "Microsoft.Build.CopyOnWrite", "Microsoft.Build.CopyOnWrite.Measure" }, mapping.Elements("package").Select(package => (string)package.Attribute("pattern")!).ToArray());
+        string copy = pack.Output.Split('\n').Single(line => line.StartsWith("mkdir -p eng/packages", StringComparison.Ordinal));
 
         string readme = File.ReadAllText(Path.Combine(RepositoryLayout.Root, "README.md"));
-        StringAssert.Contains(readme, "<add key=\"copy-on-write\" value=", "the README shows the NuGet.config the command prints");
-        StringAssert.Contains(readme, "<packageSource key=\"copy-on-write\"><package pattern=\"Microsoft.Build.CopyOnWrite\" /></packageSource>", "and its mapping");
-        StringAssert.Contains(readme, $"--add-source {ReadmeFolder}", "and installs the tool from the same folder");
+        StringAssert.Contains(readme, source.ToString(), "the README shows the NuGet.config the command prints");
+        StringAssert.Contains(readme, "<packageSource key=\"copy-on-write\"><package pattern=\"Microsoft.Build.CopyOnWrite\" /><package pattern=\"Microsoft.Build.CopyOnWrite.Measure\" /></packageSource>", "and its mapping");
+        StringAssert.Contains(readme, "dotnet tool install --local Microsoft.Build.CopyOnWrite.Measure --version 2.0.0\n", "and the same install line");
 
+        // A repository as real ones are: a NuGet.config that clears the sources and maps every package to its public
+        // feed under a key of its own, and a tool manifest already. The printed lines, as printed, in it.
         ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("get-it-repository"), PackageRoute.SdkElement, packageCache: TestScratch.NewFolder("empty-package-cache"));
-        repository.Write("NuGet.config", configs[1].ToString());
+        repository.Write("NuGet.config", $"""
+            <configuration>
+              <packageSources>
+                <clear />
+                <add key="our-public-feed" value="https://api.nuget.org/v3/index.json" protocolVersion="3" />
+                {source}
+              </packageSources>
+              <packageSourceMapping>
+                <packageSource key="our-public-feed"><package pattern="*" /></packageSource>
+                {mapping}
+              </packageSourceMapping>
+            </configuration>
+            """);
+        Directory.CreateDirectory(Path.Combine(repository.Root, ".config"));
+        repository.Write(".config/dotnet-tools.json", """{ "version": 1, "isRoot": true, "tools": {} }""");
+        ProcessResult copied = ProcessRunner.Run("bash", ["-ec", copy], repository.Root, SdkPackage.BuildEnvironment, TimeSpan.FromMinutes(1));
+        Assert.IsTrue(copied.Succeeded, copied.Output);
         repository.AssertOurCopyRan(repository.TryBuild());
+
+        IDictionary<string, string?> newcomer = SdkPackage.BuildEnvironmentWith(new Dictionary<string, string?> { ["NUGET_PACKAGES"] = repository.PackageCache, ["DOTNET_CLI_HOME"] = TestScratch.NewFolder("get-it-home") });
+        ProcessResult installed = ProcessRunner.Run("bash", ["-ec", install + " && dotnet cow-measure --version"], repository.Root, newcomer, TimeSpan.FromMinutes(5));
+        Assert.IsTrue(installed.Succeeded, installed.Output);
+        Assert.IsFalse(File.Exists(Path.Combine(repository.Root, "dotnet-tools.json")), "a second manifest was made beside .config/dotnet-tools.json");
+        StringAssert.Contains(File.ReadAllText(Path.Combine(repository.Root, ".config", "dotnet-tools.json")), "microsoft.build.copyonwrite.measure", "the tool goes into the repository's own manifest");
     }
 
     private static string Sha256(byte[] bytes) => Convert.ToHexString(SHA256.HashData(bytes));

@@ -10,7 +10,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
 /// <summary>
 /// The README's quick start, step by step from its own text, on XFS: the package cache on the volume and empty, the
-/// packages its get-it command made (the command itself is run by GettingThePackageTests), its NuGet.config,
+/// packages its get-it command made (the command itself is run by GettingThePackageTests) copied into the repository
+/// as it says, its NuGet.config (naming them relative to itself),
 /// Directory.Build.props and global.json lines, a solution made with `dotnet new`, its build line with the summary
 /// logger (the build says it cloned, and the file system agrees), its filefrag line, and its tool lines (a local tool,
 /// then the doctor, which finds the repository clones what it builds).
@@ -26,7 +27,9 @@ public sealed class ReadmeWalkthroughTests
         LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("newcomer");
         string packageCache = xfs.NewFolder("empty-package-cache");
-        File.WriteAllText(Path.Combine(repository, "NuGet.config"), ReadmeBlock("xml", "<add key=\"copy-on-write\"").Replace("/home/me/cow-packages", SdkPackage.Folder, StringComparison.Ordinal));
+        File.WriteAllText(Path.Combine(repository, "NuGet.config"), ReadmeBlock("xml", "<add key=\"copy-on-write\""));
+        ProcessResult packagesCopied = RunReadmeLines(ReadmeBlock("sh", "mkdir -p eng/packages").Replace("~/cow-packages", SdkPackage.Folder, StringComparison.Ordinal), repository, SdkPackage.BuildEnvironment);
+        Assert.IsTrue(packagesCopied.Succeeded, "the README's copy into the repository:\n" + packagesCopied.Output);
         File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), ReadmeLine("Directory.Build.props:"));
         File.WriteAllText(Path.Combine(repository, "global.json"), ReadmeLine("global.json:").Replace("2.0.0", SdkPackage.Version, StringComparison.Ordinal));
         var environment = SdkPackage.BuildEnvironment;
@@ -45,7 +48,7 @@ public sealed class ReadmeWalkthroughTests
 
         ProcessResult build = RunReadmeLines(ReadmeBlock("sh", "dotnet build -logger:"), repository, environment);
         ProcessResult filefrag = RunReadmeLines(ReadmeBlock("sh", "filefrag -v"), repository, environment);
-        ProcessResult tool = RunReadmeLines(ReadmeBlock("sh", "dotnet tool install --local").Replace("~/cow-packages", SdkPackage.Folder, StringComparison.Ordinal).Replace("2.0.0", SdkPackage.Version, StringComparison.Ordinal), repository, environment);
+        ProcessResult tool = RunReadmeLines(ReadmeBlock("sh", "dotnet tool install --local").Replace("2.0.0", SdkPackage.Version, StringComparison.Ordinal), repository, environment);
 
         Assert.IsTrue(build.Succeeded, build.Output);
         StringAssert.Matches(build.Output, new Regex(@"CopyOnWrite build summary: cloned \d+ files"), "the summary logger says what it cloned:\n" + build.Output);

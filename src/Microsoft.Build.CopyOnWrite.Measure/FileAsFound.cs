@@ -3,20 +3,26 @@ using System.IO;
 using System.Runtime.InteropServices;
 using Microsoft.Build.CopyOnWrite.Cloning;
 
-namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;
+namespace Microsoft.Build.CopyOnWrite.Measure;
 
 /// <summary>
-/// A file as it is on disk, not following a symbolic link for what it is, following it for its size. On Linux with
-/// its number of names (st_nlink, from the task's statx); elsewhere .NET does not say it, and Links is null.
+/// A file as it is on disk, the tool's one way to ask: not following a symbolic link for what it is, following it for
+/// its size, kind and device. On Linux with its number of names (st_nlink) and its device (st_dev as major:minor),
+/// from the task's statx; elsewhere .NET does not say them, and they are null.
 /// </summary>
 /// <param name="Problem">Why the file could not be looked at (not "no such file"), or null.</param>
-internal sealed record FileAsFound(bool Exists, bool Regular, long Size, long? Links, string? SymbolicLinkTo, string? Problem)
+internal sealed record FileAsFound(bool Exists, bool Regular, long Size, long? Links, string? SymbolicLinkTo, string? Problem, string? Device = null)
 {
     private const int NoSuchFile = 2; // ENOENT
     private const int NotAFolder = 20; // ENOTDIR: a part of the path is a file
 
     public static FileAsFound Of(string path)
     {
+        if (path.Contains('\0', StringComparison.Ordinal))
+        {
+            return new FileAsFound(false, false, 0, null, null, "a NUL in the name, which no file name holds");
+        }
+
         if (OperatingSystem.IsLinux() && LinuxNative.HasStatx)
         {
             if (!LinuxNative.TryStat(path, followLinks: false, out LinuxNative.FileStatus own))
@@ -29,12 +35,12 @@ internal sealed record FileAsFound(bool Exists, bool Regular, long Size, long? L
 
             if (!own.IsSymbolicLink)
             {
-                return new FileAsFound(true, own.IsRegularFile, own.Size, own.Links, null, null);
+                return new FileAsFound(true, own.IsRegularFile, own.Size, own.Links, null, null, DeviceOf(own));
             }
 
             string target = new FileInfo(path).LinkTarget ?? "?";
             bool resolves = LinuxNative.TryStat(path, followLinks: true, out LinuxNative.FileStatus pointedTo);
-            return new FileAsFound(resolves, resolves && pointedTo.IsRegularFile, resolves ? pointedTo.Size : 0, own.Links, target, null);
+            return new FileAsFound(resolves, resolves && pointedTo.IsRegularFile, resolves ? pointedTo.Size : 0, own.Links, target, null, resolves ? DeviceOf(pointedTo) : null);
         }
 
         try
@@ -54,5 +60,11 @@ internal sealed record FileAsFound(bool Exists, bool Regular, long Size, long? L
         {
             return new FileAsFound(false, false, 0, null, null, e.Message);
         }
+    }
+
+    private static string DeviceOf(in LinuxNative.FileStatus status)
+    {
+        LinuxNative.SplitDevice(status.Device, out ulong major, out ulong minor);
+        return $"{major}:{minor}";
     }
 }
