@@ -66,7 +66,9 @@ rotated() { local n=${#arms[@]} i; for ((i = 0; i < n; i++)); do printf '%s ' "$
 
 raw="$vol/build-wall-time.txt"
 : > "$raw"
-total=$(( $(wc -w <<< "$node_modes") * runs * ${#arms[@]} * $(wc -w <<< "${scenarios/clean/}") + $(wc -w <<< "$node_modes") * ${#arms[@]} * (clean_runs * $(grep -cw clean <<< "$scenarios" || true)) )); done_builds=0
+per_mode=$(( runs * ${#arms[@]} * $(wc -w <<< "${scenarios/clean/}") ))
+grep -qw clean <<< "$scenarios" && per_mode=$(( per_mode + clean_runs * ${#arms[@]} ))
+total=$(( $(wc -w <<< "$node_modes") * per_mode )); done_builds=0
 for nodes in $node_modes; do
   shutdown_nodes
   for round in $(seq 0 "$runs"); do
