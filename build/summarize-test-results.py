@@ -21,6 +21,9 @@ project, so it can never close with '0 failed' after one:
 its time, any other (the solution's build) only its time; then the total (the suites' times added up).
 --wall SECONDS: the run's wall-clock time, printed after the total (build/test.sh runs suites side by side, so
 the wall clock is less than the total).
+--commands FILE: the `dotnet` command lines the run started, one a line (build/test.sh records them); printed as
+'N build processes' (the MSBuild processes: build, msbuild, restore, pack, publish, new, test, clean) with the count of
+each, after the wall clock: the budget of CONTRIBUTING.md, "Testing".
 
 Where the minutes go, before the suite times: the test classes by the time their tests took (each TRX result's
 duration, added up per class; the class comes from the TRX's test definitions, else from the test's name up to its
@@ -58,6 +61,7 @@ def incomplete_run(root):
 
 SLOWEST_TESTS = 30
 SLOWEST_CLASSES = 20
+BUILD_COMMANDS = ("build", "msbuild", "restore", "pack", "publish", "new", "test", "clean")
 
 
 def seconds_of(duration):
@@ -101,7 +105,18 @@ class Suite:
         self.passed = self.failed = self.skipped = 0
 
 
-def summarize(results, projects, times=(), wall=None):
+def build_processes(command_lines):
+    """The line counting the MSBuild processes among the `dotnet` command lines, each subcommand's count beside it."""
+    counts = {}
+    for line in command_lines:
+        words = line.split()
+        if words and words[0] in BUILD_COMMANDS:
+            counts[words[0]] = counts.get(words[0], 0) + 1
+    detail = ", ".join(f"{name} {count}" for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    return f"{sum(counts.values())} build processes" + (f" ({detail})" if detail else "")
+
+
+def summarize(results, projects, times=(), wall=None, commands=None):
     """The lines to print and the (passed, failed, skipped) counts."""
     results = Path(results)
     suites = {project: Suite() for project in projects}
@@ -162,6 +177,8 @@ def summarize(results, projects, times=(), wall=None):
     if wall is not None:
         width = max([len(name) for name, _ in times] + [len("wall clock")])
         lines.append(f"  {'wall clock':<{width}}  {'(suites side by side)':<36} {wall:8.1f} s")
+    if commands is not None:
+        lines.append("  " + build_processes(commands))
     totals = tuple(sum(getattr(s, field) for s in suites.values()) for field in ("passed", "failed", "skipped"))
     lines += ["", "tests: {} passed, {} failed, {} skipped".format(*totals)]
     return lines, totals
@@ -178,7 +195,7 @@ def read_times(path):
 
 def main(argv):
     args = list(argv)
-    times, wall = [], None
+    times, wall, commands = [], None, None
     if "--times" in args:
         i = args.index("--times")
         times = read_times(args[i + 1])
@@ -187,7 +204,12 @@ def main(argv):
         i = args.index("--wall")
         wall = float(args[i + 1])
         del args[i:i + 2]
-    lines, (passed, failed, _) = summarize(args[0], args[1:], times, wall)
+    if "--commands" in args:
+        i = args.index("--commands")
+        path = Path(args[i + 1])
+        commands = path.read_text().splitlines() if path.exists() else []
+        del args[i:i + 2]
+    lines, (passed, failed, _) = summarize(args[0], args[1:], times, wall, commands)
     print("\n".join(lines))
     return 1 if failed or passed == 0 else 0
 

@@ -14,7 +14,7 @@
 #
 # The summary at the end (build/summarize-test-results.py, whose own tests run first) prints where the minutes went
 # (the slowest classes and tests), each suite's counts and time, and the wall clock; its last line is
-# 'tests: N passed, N failed, N skipped'.
+# 'tests: N passed, N failed, N skipped', after the count of build processes the run started.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 quick=0
@@ -36,6 +36,21 @@ not_sdk_builds="FullyQualifiedName!~Microsoft.Build.CopyOnWrite.Tests.Sdk." # sp
 # The quick tier's filters (MSTest --filter over class names): what they select is listed in CONTRIBUTING.md.
 quick_main="FullyQualifiedName~.Tests.Task.|FullyQualifiedName~.Tests.Cloning.|FullyQualifiedName~.Tests.Layout.|FullyQualifiedName~.Tests.Volumes.LinuxVolumesTests|FullyQualifiedName~.Tests.WindowsBenchmark."
 quick_reliability="FullyQualifiedName!~SystemCallFaultTests&FullyQualifiedName!~ConcurrentCopyTests"
+
+# Every `dotnet` the run starts goes through a wrapper first on PATH that records its command line, so the summary can
+# count the build processes (the budget in CONTRIBUTING.md, "Testing"): the tests and the tool start programs by
+# name from PATH (ChildProcess), builds run as `nobody` write there too, and the program keeps the name it was
+# started by (a test finds the tool's process by its command line).
+real_dotnet="$(readlink -f "$(command -v dotnet)")"
+commands="$results/dotnet-commands.txt"
+mkdir -p "$results/bin" && : > "$commands" && chmod 666 "$commands"
+cat > "$results/bin/dotnet" <<EOF
+#!/bin/bash
+echo "\$*" >> '$commands'
+exec -a dotnet '$real_dotnet' "\$@"
+EOF
+chmod 755 "$results/bin" "$results/bin/dotnet"
+export PATH="$results/bin:$PATH"
 
 times="$results/suite-times.txt" # one line per step: NAME SECONDS
 : > "$times"
@@ -86,7 +101,8 @@ if [ "$quick" = 1 ]; then
 else
   names=(Microsoft.Build.CopyOnWrite.Tests-Sdk Microsoft.Build.CopyOnWrite.Tests-others Microsoft.Build.CopyOnWrite.Measure.Tests
          Microsoft.Build.CopyOnWrite.Parity.Tests Microsoft.Build.CopyOnWrite.Reliability.Tests Microsoft.Build.CopyOnWrite.Windows.Parity)
-  export COW_TEST_PACKAGES="$results/packages"
+  # What the pack printed too: the README's "Get it" command is this one (GettingThePackageTests reads its output).
+  export COW_TEST_PACKAGES="$results/packages" COW_TEST_PACK_OUTPUT="$results/pack.log"
   # Lanes that need no package start at once; the others wait for it.
   { suite Microsoft.Build.CopyOnWrite.Parity.Tests "$parity"
     suite Microsoft.Build.CopyOnWrite.Reliability.Tests "$reliability"
@@ -119,6 +135,6 @@ wall_tenths=$(( ($(now) - run_started) / 100000000 ))
 
 status=0
 [ -e "$failed_marker" ] && status=1
-python3 "$repo/build/summarize-test-results.py" "$results" --times "$times" --wall "$((wall_tenths / 10)).$((wall_tenths % 10))" \
+python3 "$repo/build/summarize-test-results.py" "$results" --times "$times" --commands "$commands" --wall "$((wall_tenths / 10)).$((wall_tenths % 10))" \
   "${names[@]}" summarize-test-results.tests || status=1
 exit $status

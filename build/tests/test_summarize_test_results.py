@@ -211,6 +211,13 @@ class SummaryTests(unittest.TestCase):
         self.assertRegex(lines[-3], r"^  wall clock\s+\(suites side by side\)\s+55\.0 s$")
         self.assertEqual("tests: 40 passed, 0 failed, 0 skipped", lines[-1])
 
+    def test_the_build_processes_are_counted_by_subcommand_after_the_wall_clock(self):
+        self.put("A.Tests", "a.trx", fixture="vstest-completed.trx")
+        commands = ["build App.sln -nologo", "msbuild p.proj", "msbuild q.proj", "--version", "exec testhost.dll", "restore", "tool restore"]
+        lines, _ = summarizer.summarize(self.results, ["A.Tests"], [("A.Tests", 1.0)], wall=2.0, commands=commands)
+        self.assertRegex(lines[-4], r"^  wall clock")
+        self.assertEqual("  4 build processes (msbuild 2, build 1, restore 1)", lines[-3])
+
     def test_the_command_reads_the_times_file_and_exits_1_on_a_failure(self):
         self.put("A.Tests", "a.trx", fixture="vstest-hang-killed.trx")
         times = self.results / "times"

@@ -159,7 +159,7 @@ internal sealed partial class ChildProcess : IDisposable
 
     private static ProcessStartInfo StartInfo(string program, IEnumerable<string> arguments, string workingDirectory, IDictionary<string, string?>? environment)
     {
-        var start = new ProcessStartInfo(program)
+        var start = new ProcessStartInfo(OnPath(program))
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
@@ -178,6 +178,31 @@ internal sealed partial class ChildProcess : IDisposable
         }
 
         return start;
+    }
+
+    /// <summary>
+    /// A bare program name, found on PATH as a shell finds it. .NET looks in its own process's folder first, so from a
+    /// process that dotnet runs, "dotnet" would be that dotnet and not the first on PATH, which the user's shell runs
+    /// (and build/test.sh puts there to count the builds a test run starts). Windows keeps .NET's search (PATHEXT).
+    /// </summary>
+    private static string OnPath(string program)
+    {
+        if (OperatingSystem.IsWindows() || program.Contains('/', StringComparison.Ordinal))
+        {
+            return program;
+        }
+
+        const UnixFileMode Executable = UnixFileMode.UserExecute | UnixFileMode.GroupExecute | UnixFileMode.OtherExecute;
+        foreach (string folder in (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries))
+        {
+            string candidate = Path.Combine(folder, program);
+            if (File.Exists(candidate) && (File.GetUnixFileMode(candidate) & Executable) != 0)
+            {
+                return candidate;
+            }
+        }
+
+        return program;
     }
 
     private void Begin()
