@@ -9,8 +9,11 @@ using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
 namespace Microsoft.Build.CopyOnWrite.Reliability.Tests.Infrastructure;
 
-/// <summary>An error or warning as `dotnet msbuild` printed it, with the project line of the task that logged it.</summary>
-public sealed record Diagnostic(string Kind, string Code, string Message, int Line)
+/// <summary>
+/// An error or warning as `dotnet msbuild` printed it, with the project line of the task that logged it and its project:
+/// the file of that line, else the project MSBuild names after the message (empty where it names neither).
+/// </summary>
+public sealed record Diagnostic(string Kind, string Code, string Message, int Line, string Project)
 {
     public override string ToString() => $"({Line}) {Kind} {Code}: {Message}";
 }
@@ -30,7 +33,8 @@ public sealed partial class BuildRun
                 match.Groups["kind"].Value,
                 match.Groups["code"].Value,
                 match.Groups["message"].Value.Trim(),
-                match.Groups["line"].Success ? int.Parse(match.Groups["line"].Value) : 0))
+                match.Groups["line"].Success ? int.Parse(match.Groups["line"].Value) : 0,
+                match.Groups["file"].Value.Length > 0 ? match.Groups["file"].Value.Trim() : match.Groups["project"].Value))
             .ToList();
     }
 
@@ -52,7 +56,7 @@ public sealed partial class BuildRun
     public override string ToString() => $"exit code {ExitCode} after {Elapsed.TotalSeconds:0.0} s; output:\n{Output}";
 
     // "/x/p.proj(12,5): error MSB3021: Unable to copy ... [/x/p.proj]" (the project suffix is optional).
-    [GeneratedRegex(@"^\s*(?:.*?\((?<line>\d+),\d+\)|MSBUILD)\s*:\s*(?<kind>error|warning)\s*(?<code>[A-Z]+\d+)?\s*:\s?(?<message>.*?)(?:\s\[[^\[\]]*\])?$")]
+    [GeneratedRegex(@"^\s*(?:(?<file>.*?)\((?<line>\d+),\d+\)|MSBUILD)\s*:\s*(?<kind>error|warning)\s*(?<code>[A-Z]+\d+)?\s*:\s?(?<message>.*?)(?:\s\[(?<project>[^\[\]]*)\])?$")]
     private static partial Regex DiagnosticLine();
 }
 
