@@ -5,35 +5,52 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
-/// <summary>The sample built on XFS and btrfs clones its copies; on ext4 it copies them and says why.</summary>
+/// <summary>
+/// The sample built clean on XFS (the README's case) clones its copies; a small consumer shows what the other file systems
+/// add: btrfs clones as well, ext4 copies and says why. The sample's clean build costs minutes; what differs between file
+/// systems is the engine's answer, which one project shows as well as twenty.
+/// </summary>
 [TestClass]
 public sealed class CloneCapableSampleBuildTests
 {
     [TestMethod]
-    [DataRow("xfs")]
-    [DataRow("btrfs")]
-    public void On_a_clone_capable_file_system_the_sample_build_clones_and_outputs_share_extents_with_their_sources(string kind)
+    public void On_XFS_the_sample_build_clones_and_outputs_share_extents_with_their_sources()
     {
-        SampleWorkspace workspace = SampleWorkspace.CreateIn(LoopFileSystems.Require(kind).NewFolder("sample"));
+        SampleWorkspace workspace = SampleWorkspace.CreateIn(LoopFileSystems.Xfs.NewFolder("sample"));
 
         BuildLog build = workspace.Build();
 
-        Assert.IsTrue(build.ClonedFiles > 100, $"expected the snowball's copies to be clones on {kind}, got {build.ClonedFiles}:\n" + string.Join("\n", build.SummaryLines));
+        Assert.IsTrue(build.ClonedFiles > 100, $"expected the snowball's copies to be clones on XFS, got {build.ClonedFiles}:\n" + string.Join("\n", build.SummaryLines));
         string largestStagedFile = LargestFileUnder(Path.Combine(workspace.SolutionFolder, "artifacts"));
-        SharedExtents.AssertAllShared(largestStagedFile, $"a staged artifact cloned on {kind}");
+        SharedExtents.AssertAllShared(largestStagedFile, "a staged artifact cloned on XFS");
     }
 
     [TestMethod]
-    public void On_ext4_the_sample_build_copies_and_says_ext4_cannot_clone()
+    public void On_btrfs_a_build_clones_and_the_output_shares_extents_with_its_source()
     {
-        SampleWorkspace workspace = SampleWorkspace.CreateIn(LoopFileSystems.Ext4.NewFolder("sample"));
+        ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Btrfs.NewFolder("consumer"), PackageRoute.SdkElement);
 
-        BuildLog build = workspace.Build();
+        ProcessResult build = repository.TryBuild();
 
-        Assert.AreEqual(0, build.ClonedFiles);
-        Assert.IsTrue(build.CopiedFiles > 100);
-        Assert.IsTrue(build.SummaryLines.All(line => !line.Contains("copied", System.StringComparison.Ordinal) || line.Contains("because ext4 cannot clone", System.StringComparison.Ordinal)), string.Join("\n", build.SummaryLines));
-        SharedExtents.AssertNoneShared(LargestFileUnder(Path.Combine(workspace.SolutionFolder, "artifacts")), "a byte copy on ext4");
+        repository.AssertOurCopyRan(build);
+        var log = new BuildLog(build.Output);
+        Assert.IsTrue(log.ClonedFiles >= 2, "the assembly from obj/ and the content file, cloned on btrfs:\n" + string.Join("\n", log.SummaryLines));
+        SharedExtents.AssertAllShared(repository.CopiedContent, "the content file cloned on btrfs");
+    }
+
+    [TestMethod]
+    public void On_ext4_a_build_copies_and_says_ext4_cannot_clone()
+    {
+        ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Ext4.NewFolder("consumer"), PackageRoute.SdkElement);
+
+        ProcessResult build = repository.TryBuild();
+
+        repository.AssertOurCopyRan(build);
+        var log = new BuildLog(build.Output);
+        Assert.AreEqual(0, log.ClonedFiles, string.Join("\n", log.SummaryLines));
+        Assert.IsTrue(log.CopiedFiles >= 2, string.Join("\n", log.SummaryLines));
+        Assert.IsTrue(log.SummaryLines.All(line => !line.Contains("copied", System.StringComparison.Ordinal) || line.Contains("because ext4 cannot clone", System.StringComparison.Ordinal)), string.Join("\n", log.SummaryLines));
+        SharedExtents.AssertNoneShared(repository.CopiedContent, "a byte copy on ext4");
     }
 
     private static string LargestFileUnder(string folder)
