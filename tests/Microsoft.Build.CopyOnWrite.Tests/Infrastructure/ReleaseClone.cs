@@ -54,7 +54,7 @@ public sealed class ReleaseClone
         Git(root, "remote", "set-url", "origin", originUrl);
         string commit = Git(root, "rev-parse", "HEAD").Trim();
 
-        string packagePath = SdkPackage.PackWithReleaseCommand(root, Path.Combine(folder, "packages"));
+        (string packagePath, _) = SdkPackage.PackWithReleaseCommand(root, Path.Combine(folder, "packages"));
         return new ReleaseClone(root, commit, packagePath);
     }
 

@@ -17,7 +17,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 /// </summary>
 public static class SdkPackage
 {
-    private static readonly Lazy<(string Folder, string Version)> Packed = new(Pack);
+    private static readonly Lazy<(string Folder, string Version, string Output)> Packed = new(Pack);
 
     private static readonly Lazy<string> ExtractedFolder = new(() =>
     {
@@ -29,6 +29,9 @@ public static class SdkPackage
     public static string Folder => Packed.Value.Folder;
 
     public static string Version => Packed.Value.Version;
+
+    /// <summary>What the release command printed when it packed <see cref="Folder"/>: the README's "Get it" command's output.</summary>
+    public static string PackOutput => Packed.Value.Output;
 
     public static string PackagePath => Path.Combine(Folder, $"Microsoft.Build.CopyOnWrite.{Version}.nupkg");
 
@@ -156,39 +159,43 @@ public static class SdkPackage
         }
     }
 
-    /// <summary>Runs the release command (build/pack.sh) of the repository at <paramref name="repositoryRoot"/>; returns the SDK package's path.</summary>
-    public static string PackWithReleaseCommand(string repositoryRoot, string outputFolder)
+    /// <summary>Runs the release command (build/pack.sh) of the repository at <paramref name="repositoryRoot"/>; returns the SDK package's path and what the command printed.</summary>
+    public static (string Package, string Output) PackWithReleaseCommand(string repositoryRoot, string outputFolder)
     {
         IDictionary<string, string?> environment = PackEnvironment;
         ProcessResult pack = ProcessRunner.Run("bash", [Path.Combine(repositoryRoot, "build", "pack.sh"), outputFolder], repositoryRoot, environment, TimeSpan.FromMinutes(10));
         Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
         // The folder holds the tool's package too (Microsoft.Build.CopyOnWrite.Measure.<version>.nupkg).
-        return Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]"));
+        return (Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]")), pack.Output);
     }
 
     /// <summary>
     /// The folder build/test.sh packed both packages into with the release command, once for the run's test processes
-    /// (COW_TEST_PACKAGES), or null when a test process runs alone and packs them itself.
+    /// (COW_TEST_PACKAGES, with what it printed in the file COW_TEST_PACK_OUTPUT names), or null when a test process runs
+    /// alone and packs them itself.
     /// </summary>
     public static string? PackedForTheRun
         => Environment.GetEnvironmentVariable("COW_TEST_PACKAGES") is { Length: > 0 } folder ? folder : null;
 
-    private static (string, string) Pack()
+    private static (string, string, string) Pack()
     {
-        string package;
+        string package, output;
         if (PackedForTheRun is string packed)
         {
             string[] packages = Directory.Exists(packed) ? Directory.GetFiles(packed, "Microsoft.Build.CopyOnWrite.*.nupkg").Where(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]")).ToArray() : [];
             Assert.AreEqual(1, packages.Length, $"COW_TEST_PACKAGES names {packed}, which should hold the one SDK package build/pack.sh packed for this run");
             package = packages[0];
+            string? printed = Environment.GetEnvironmentVariable("COW_TEST_PACK_OUTPUT");
+            output = printed is { Length: > 0 } && File.Exists(printed) ? File.ReadAllText(printed) : string.Empty;
         }
         else
         {
-            package = PackWithReleaseCommand(RepositoryLayout.Root, Path.Combine(TestScratch.RootFolder, "packages"));
+            // The one pack of a test process run alone: the README's "Get it" command, into a folder of the process.
+            (package, output) = PackWithReleaseCommand(RepositoryLayout.Root, Path.Combine(TestScratch.NewFolder("get-it"), "cow-packages"));
         }
 
         string folder = Path.GetDirectoryName(package)!;
         string version = Regex.Match(Path.GetFileName(package), @"^Microsoft\.Build\.CopyOnWrite\.(.+)\.nupkg$").Groups[1].Value;
-        return (folder, version);
+        return (folder, version, output);
     }
 }
