@@ -110,13 +110,6 @@ public sealed class AdoptionPair
         File.WriteAllText(Path.Combine(folder, project.FileName), project.ProjectFile.Replace(PackageReferencePlaceholder, packageReference, StringComparison.Ordinal));
         File.WriteAllText(Path.Combine(folder, "Program.cs"), "public static class Program { public static void Main() { } }");
     }
-
-    /// <summary>`dotnet` with these arguments in each repository (stock first), with the test run's package cache, whatever the outcome.</summary>
-    public (ProcessResult Stock, ProcessResult Adopted) DotnetInBoth(IDictionary<string, string?>? environmentVariables, params string[] arguments)
-        => (DotnetIn(Stock, environmentVariables, arguments), DotnetIn(Adopted, environmentVariables, arguments));
-
-    private static ProcessResult DotnetIn(string root, IDictionary<string, string?>? environmentVariables, string[] arguments)
-        => SdkPackage.TryDotnet(root, arguments, environmentVariables);
 }
 
 /// <summary>One project of an <see cref="AdoptionPair"/>, in <paramref name="Folder"/> (relative; empty: the repository's root).</summary>

@@ -16,7 +16,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 /// cache corrupts the cache when anything writes into the output. Made without our SDK, it builds with MSBuild's own
 /// Copy: the damage itself, for a tool that looks for it.
 /// </summary>
-public sealed class LinkingSolution
+public sealed partial class LinkingSolution
 {
     public const string PackageId = "Newtonsoft.Json";
 

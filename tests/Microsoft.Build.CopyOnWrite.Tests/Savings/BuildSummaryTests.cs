@@ -29,7 +29,7 @@ public sealed partial class BuildSummaryTests
             Logger = Projects.SummaryLoggerArgument();
             Binlog = Path.Combine(Projects.Root, "build.binlog");
             SummaryFile = Path.Combine(Projects.Root, "summary.json");
-            Clean = Projects.Build("-v:n", "-m:2", $"-bl:{Binlog}", $"-logger:{Logger};SummaryFile={SummaryFile}");
+            Clean = Projects.DotnetBuild("-v:n", "-m:2", $"-bl:{Binlog}", $"-logger:{Logger};SummaryFile={SummaryFile}");
             Incremental = Projects.Build("-v:m", $"-logger:{Logger}");
         }
 

@@ -3,6 +3,7 @@ using System.IO;
 using System.Linq;
 using System.Text.RegularExpressions;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
+using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Savings;
 
@@ -99,20 +100,30 @@ internal sealed partial class SavingsProjects
     /// <summary>App's output folder for its target framework.</summary>
     public string AppOutput(string targetFramework = "net10.0") => Path.Combine(Root, "App", "bin", "Debug", targetFramework);
 
-    /// <summary>`dotnet build App` that must succeed; returns what it printed.</summary>
+    /// <summary>
+    /// `dotnet build App` in this test process (<see cref="InProcessBuild"/>: our targets and task are the question), which
+    /// must succeed; returns what it printed.
+    /// </summary>
     public string Build(params string[] arguments)
+    {
+        ProcessResult build = TryBuild(arguments);
+        Assert.IsTrue(build.Succeeded, $"the build of {App} failed:\n{build.Output}");
+        return build.Output;
+    }
+
+    /// <summary>`dotnet build App` in this test process, whatever its outcome.</summary>
+    public ProcessResult TryBuild(params string[] arguments) => InProcessBuild.Build(App, ["-restore", "-clp:Summary", .. arguments]);
+
+    /// <summary>The real `dotnet build App`, which must succeed: where the command line is the question (several nodes, -mt).</summary>
+    public string DotnetBuild(params string[] arguments)
         => SdkPackage.Dotnet(Root, ["build", App, "-nologo", "-nr:false", .. arguments]).Output;
 
-    /// <summary>`dotnet build App` whatever its outcome.</summary>
-    public ProcessResult TryBuild(params string[] arguments) => TryBuildWithEnvironment(new Dictionary<string, string?>(), arguments);
-
-    /// <summary>`dotnet build App` with extra environment variables, whatever its outcome.</summary>
+    /// <summary>The real `dotnet build App`, with extra environment variables, whatever its outcome: where the command line is the question (-mt).</summary>
     public ProcessResult TryBuildWithEnvironment(IDictionary<string, string?> variables, params string[] arguments)
         => SdkPackage.TryDotnet(Root, ["build", App, "-nologo", "-nr:false", .. arguments], variables);
 
-    /// <summary>The -logger: argument the SDK publishes as $(CopyOnWriteSummaryLogger), read as a user would.</summary>
-    public string SummaryLoggerArgument()
-        => SdkPackage.Dotnet(Root, "msbuild", App, "-nologo", "-getProperty:CopyOnWriteSummaryLogger").Output.Trim();
+    /// <summary>The -logger: argument the SDK publishes as $(CopyOnWriteSummaryLogger), as the README's -getProperty reads it.</summary>
+    public string SummaryLoggerArgument() => InProcessBuild.Property(App, "CopyOnWriteSummaryLogger");
 
     /// <summary>Lines that contain <paramref name="text"/>, each error or warning counted once (the console logger repeats them at the end).</summary>
     public static IReadOnlyList<string> DistinctLinesContaining(string output, string text)

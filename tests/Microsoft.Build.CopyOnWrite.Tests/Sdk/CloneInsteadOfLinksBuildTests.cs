@@ -12,7 +12,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 /// Directory.Build.props (<see cref="LinkingSolution"/>), its package cache on the same fresh XFS or btrfs volume.
 /// With CopyOnWriteInsteadOfLinks=true the outputs are clones (one name, extents shared with their sources, by
 /// FIEMAP) and nothing a later step writes reaches the package cache; MSBuild's own Copy with the same links makes
-/// hard links into the cache, and a write into the output changes the cache, as dotnet/msbuild#8273 reports.
+/// hard links into the cache, and a write into the output changes the cache, as dotnet/msbuild#8273 reports. The builds
+/// run in this process (<see cref="InProcessBuild"/>): the question is what our targets and task do.
 /// </summary>
 [TestClass]
 public sealed class CloneInsteadOfLinksBuildTests
@@ -27,12 +28,12 @@ public sealed class CloneInsteadOfLinksBuildTests
         using LoopFileSystem volume = LoopFileSystems.RequireNew(kind, VolumeMiB, LoopFileSystems.KeptFolder);
         LinkingSolution solution = LinkingSolution.Create(volume);
         solution.WriteDirectoryBuildProps(links: true, "<CopyOnWriteInsteadOfLinks>true</CopyOnWriteInsteadOfLinks>");
-        solution.Restore();
+        solution.RestoreInProcess();
         IReadOnlyDictionary<string, string> cacheBefore = solution.PackageCacheContents();
 
         string summaryFile = Path.Combine(solution.Root, "summary.json");
-        string logger = solution.Dotnet("msbuild", "Directory.Build.props", "-getProperty:CopyOnWriteSummaryLogger").Output.Trim();
-        ProcessResult build = solution.Build($"-logger:{logger};SummaryFile={summaryFile}");
+        string logger = solution.SummaryLoggerArgument();
+        ProcessResult build = solution.BuildInProcess($"-logger:{logger};SummaryFile={summaryFile}");
 
         string fromCache = solution.PackageAssemblyInCache(LinkingSolution.FirstVersion);
         CloneInsteadOfLinksTests.AssertIndependentClone(fromCache, solution.PackageAssemblyInOutput, $"the package's assembly copied from the package cache on {kind} with links asked for");
@@ -55,7 +56,7 @@ public sealed class CloneInsteadOfLinksBuildTests
         // dotnet/msbuild#8273: built with links, then the package bumped and built without them.
         solution.SetPackageVersion(LinkingSolution.BumpedVersion);
         solution.WriteDirectoryBuildProps(links: false, string.Empty);
-        solution.Build();
+        solution.BuildInProcess();
 
         Assert.AreEqual(0, solution.ChangedSince(cacheBefore).Count, "the version bump built without links changed the package cache: " + string.Join(", ", solution.ChangedSince(cacheBefore)));
         Assert.IsTrue(TestFiles.SameBytes(solution.PackageAssemblyInCache(LinkingSolution.BumpedVersion), solution.PackageAssemblyInOutput), "the output has the bumped version");
@@ -71,16 +72,16 @@ public sealed class CloneInsteadOfLinksBuildTests
         using LoopFileSystem volume = LoopFileSystems.RequireNew(kind, VolumeMiB, LoopFileSystems.KeptFolder);
         LinkingSolution solution = LinkingSolution.Create(volume);
         solution.WriteDirectoryBuildProps(links: true, string.Empty);
-        solution.Restore();
+        solution.RestoreInProcess();
         IReadOnlyDictionary<string, string> cacheBefore = solution.PackageCacheContents();
-        solution.Build();
+        solution.BuildInProcess();
         string fromCache = solution.PackageAssemblyInCache(LinkingSolution.FirstVersion);
         UnixFileFacts cacheFile = UnixFileFacts.Of(fromCache);
         Assert.AreEqual((cacheFile.Inode, 2), (UnixFileFacts.Of(solution.PackageAssemblyInOutput).Inode, cacheFile.Links), "premise: bin/ has the package cache's file itself");
 
         string summaryFile = Path.Combine(solution.Root, "summary.json");
-        string logger = solution.Dotnet("msbuild", "Directory.Build.props", "-getProperty:CopyOnWriteSummaryLogger").Output.Trim();
-        ProcessResult build = solution.Build("-p:CopyOnWriteInsteadOfLinks=true", $"-logger:{logger};SummaryFile={summaryFile}");
+        string logger = solution.SummaryLoggerArgument();
+        ProcessResult build = solution.BuildInProcess("-p:CopyOnWriteInsteadOfLinks=true", $"-logger:{logger};SummaryFile={summaryFile}");
 
         CloneInsteadOfLinksTests.AssertIndependentClone(fromCache, solution.PackageAssemblyInOutput, $"the package's assembly, hard-linked by the build before, on {kind}");
         Assert.AreEqual((cacheFile.Inode, 1), (UnixFileFacts.Of(fromCache).Inode, UnixFileFacts.Of(fromCache).Links), "the cache's file keeps its inode and has one name again");
@@ -100,7 +101,7 @@ public sealed class CloneInsteadOfLinksBuildTests
         Assert.AreEqual(0, solution.ChangedSince(cacheBefore).Count, "a write into the output changed the package cache: " + string.Join(", ", solution.ChangedSince(cacheBefore)));
 
         // The clones are outputs like any other: the next build with the setting finds them up to date and replaces nothing.
-        ProcessResult again = solution.Build("-p:CopyOnWriteInsteadOfLinks=true");
+        ProcessResult again = solution.BuildInProcess("-p:CopyOnWriteInsteadOfLinks=true");
         Assert.IsFalse(again.Output.Contains("was a link to", System.StringComparison.Ordinal), again.Output);
     }
 
@@ -110,12 +111,12 @@ public sealed class CloneInsteadOfLinksBuildTests
         using LoopFileSystem volume = LoopFileSystems.RequireNew("ext4", VolumeMiB, LoopFileSystems.KeptFolder);
         LinkingSolution solution = LinkingSolution.Create(volume);
         solution.WriteDirectoryBuildProps(links: true, string.Empty);
-        solution.Build();
+        solution.BuildInProcess();
         string fromCache = solution.PackageAssemblyInCache(LinkingSolution.FirstVersion);
         long inode = UnixFileFacts.Of(fromCache).Inode;
 
         // One node: OncePerBuild says a diagnosis once per MSBuild node (-m runs one per core).
-        ProcessResult build = solution.Build("-p:CopyOnWriteInsteadOfLinks=true", "-m:1");
+        ProcessResult build = solution.BuildInProcess("-p:CopyOnWriteInsteadOfLinks=true", "-m:1");
 
         Assert.AreEqual(inode, UnixFileFacts.Of(solution.PackageAssemblyInOutput).Inode, "the hard link into the package cache stays, as the project asks");
         const string Said = "and stays one, although CopyOnWriteInsteadOfLinks is true, because";
@@ -135,7 +136,7 @@ public sealed class CloneInsteadOfLinksBuildTests
             directoryBuildProps: "<CreateHardLinksForCopyFilesToOutputDirectoryIfPossible>true</CreateHardLinksForCopyFilesToOutputDirectoryIfPossible><CreateHardLinksForCopyAdditionalFilesIfPossible>true</CreateHardLinksForCopyAdditionalFilesIfPossible>");
         var environment = new Dictionary<string, string?> { ["CopyOnWriteInsteadOfLinks"] = route == "environment" ? "true" : null };
 
-        ProcessResult build = route == "environment" ? repository.TryBuild(environment) : repository.TryBuild(environment, "-p:CopyOnWriteInsteadOfLinks=true");
+        ProcessResult build = route == "environment" ? repository.TryBuildInProcess(environment) : repository.TryBuildInProcess(environment, "-p:CopyOnWriteInsteadOfLinks=true");
 
         repository.AssertOurCopyRan(build);
         CloneInsteadOfLinksTests.AssertIndependentClone(Path.Combine(repository.Root, "obj", "Debug", "net10.0", "Lib.dll"), Path.Combine(repository.Root, "bin", "Debug", "net10.0", "Lib.dll"), $"the library's assembly copied from obj/ with a hard link asked for, the setting from the {route}");
@@ -150,7 +151,7 @@ public sealed class CloneInsteadOfLinksBuildTests
         LinkingSolution solution = LinkingSolution.Create(volume);
         solution.WriteDirectoryBuildProps(links: true, "<CopyOnWriteInsteadOfLinks>true</CopyOnWriteInsteadOfLinks>");
 
-        solution.Build();
+        solution.BuildInProcess();
 
         UnixFileFacts output = UnixFileFacts.Of(solution.PackageAssemblyInOutput);
         Assert.AreEqual(UnixFileFacts.Of(solution.PackageAssemblyInCache(LinkingSolution.FirstVersion)).Inode, output.Inode, "a hard link into the package cache, as asked");
@@ -165,10 +166,10 @@ public sealed class CloneInsteadOfLinksBuildTests
         using LoopFileSystem volume = LoopFileSystems.RequireNew(kind, VolumeMiB, LoopFileSystems.KeptFolder);
         LinkingSolution solution = LinkingSolution.Create(volume);
         solution.WriteDirectoryBuildProps(links: true, "<DisableCopyOnWrite>true</DisableCopyOnWrite>");
-        solution.Restore();
+        solution.RestoreInProcess();
         IReadOnlyDictionary<string, string> cacheBefore = solution.PackageCacheContents();
 
-        solution.Build();
+        solution.BuildInProcess();
 
         string fromCache = solution.PackageAssemblyInCache(LinkingSolution.FirstVersion);
         Assert.AreEqual(UnixFileFacts.Of(fromCache).Inode, UnixFileFacts.Of(solution.PackageAssemblyInOutput).Inode, "the output is the package cache's file");
@@ -185,14 +186,14 @@ public sealed class CloneInsteadOfLinksBuildTests
         using LoopFileSystem volume = LoopFileSystems.RequireNew("xfs", VolumeMiB, LoopFileSystems.KeptFolder);
         LinkingSolution solution = LinkingSolution.Create(volume);
         solution.WriteDirectoryBuildProps(links: true, "<DisableCopyOnWrite>true</DisableCopyOnWrite>");
-        solution.Restore();
+        solution.RestoreInProcess();
         IReadOnlyDictionary<string, string> cacheBefore = solution.PackageCacheContents();
-        solution.Build();
+        solution.BuildInProcess();
         Assert.AreEqual(2, UnixFileFacts.Of(solution.PackageAssemblyInOutput).Links, "premise: the output is hard-linked into the package cache");
 
         solution.SetPackageVersion(LinkingSolution.BumpedVersion);
         solution.WriteDirectoryBuildProps(links: false, "<DisableCopyOnWrite>true</DisableCopyOnWrite>");
-        solution.Build();
+        solution.BuildInProcess();
 
         Assert.AreEqual(0, solution.ChangedSince(cacheBefore).Count, string.Join(", ", solution.ChangedSince(cacheBefore)));
         Assert.AreEqual(1, UnixFileFacts.Of(solution.PackageAssemblyInOutput).Links, "a new file, not the link");

@@ -20,8 +20,8 @@ public enum SettingRoute
 /// <summary>
 /// DisableCopyOnWrite, the switch of the Windows-only 1.x package of the same ID, brings back MSBuild's own Copy
 /// task when it is true or 1 (in any case), however the package is brought in and wherever the switch is set.
-/// Each row is a real build (clean, without restoring) of a small repository restored once per package route from the packed package; MSBuild's own "Using Copy task from
-/// assembly" line says which task ran.
+/// Each row is a real build in this process (clean, without restoring) of a small repository restored once per package
+/// route from the packed package; MSBuild's own "Using Copy task from assembly" line says which task ran.
 /// </summary>
 [TestClass]
 public sealed class DisableCopyOnWriteTests
@@ -84,7 +84,7 @@ public sealed class DisableCopyOnWriteTests
         string folder = Restored.GetOrAdd(package, route => new Lazy<string>(() =>
         {
             ConsumerRepository restored = ConsumerRepository.Create(TestScratch.NewFolder($"disable-{route}"), route);
-            ProcessResult restore = restored.Dotnet(null, "restore", "Lib.csproj", "-nologo");
+            ProcessResult restore = InProcessBuild.Restore(Path.Combine(restored.Root, "Lib.csproj"), new Dictionary<string, string?> { ["NUGET_PACKAGES"] = restored.PackageCache });
             Assert.IsTrue(restore.Succeeded, "the restore failed:\n" + restore.Output);
             return restored.Root;
         })).Value;
@@ -104,9 +104,9 @@ public sealed class DisableCopyOnWriteTests
 
         ProcessResult build = setting switch
         {
-            SettingRoute.CommandLine => repository.TryBuild(null, "--no-restore", $"-p:DisableCopyOnWrite={value}"),
-            SettingRoute.EnvironmentVariable => repository.TryBuild(new Dictionary<string, string?> { ["DisableCopyOnWrite"] = value }, "--no-restore"),
-            _ => repository.TryBuild(null, "--no-restore"),
+            SettingRoute.CommandLine => repository.TryBuildInProcess(null, "--no-restore", $"-p:DisableCopyOnWrite={value}"),
+            SettingRoute.EnvironmentVariable => repository.TryBuildInProcess(new Dictionary<string, string?> { ["DisableCopyOnWrite"] = value }, "--no-restore"),
+            _ => repository.TryBuildInProcess(null, "--no-restore"),
         };
         return (repository, build);
     }

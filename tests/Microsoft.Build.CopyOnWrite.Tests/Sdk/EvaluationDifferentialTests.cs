@@ -9,8 +9,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
 /// <summary>
 /// Adopting the SDK leaves a project's evaluation as it was. Real project shapes, each written twice (stock and adopted
-/// by one of the README's routes) and evaluated by the installed .NET SDK's MSBuild as a build evaluates it and as
-/// restore does; every property and every item is compared. Only the SDK's own names and the short list in
+/// by one of the README's routes), restored and evaluated in this process by the installed .NET SDK's MSBuild as a build
+/// evaluates it and as restore does; every property and every item is compared. Only the SDK's own names and the short list in
 /// <see cref="IntendedDifferences"/> may differ, each in exactly the way the list says.
 /// </summary>
 [TestClass]
@@ -94,7 +94,7 @@ public sealed class EvaluationDifferentialTests
         AdoptionPair pair = Write(shape, route);
         if (route == PackageRoute.PackageReference)
         {
-            (ProcessResult stockRestore, ProcessResult adoptedRestore) = pair.DotnetInBoth(null, "restore", AdoptionPair.ProjectFileName, "-nologo");
+            (ProcessResult stockRestore, ProcessResult adoptedRestore) = (InProcessBuild.Restore(pair.StockProject), InProcessBuild.Restore(pair.AdoptedProject));
             Assert.IsTrue(stockRestore.Succeeded && adoptedRestore.Succeeded, "restore failed:\n" + stockRestore.Output + adoptedRestore.Output);
         }
 

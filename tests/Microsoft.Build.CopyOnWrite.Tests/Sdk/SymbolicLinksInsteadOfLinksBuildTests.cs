@@ -10,7 +10,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 /// CopyOnWriteInsteadOfLinks and a content file an earlier build made a symbolic link to its source
 /// (CreateSymbolicLinksForAdditionalFilesIfPossible): docs/links.md's promise on real builds. Where the volume clones,
 /// the link becomes a clone; where it cannot (ext4), the link stays and the build says so once, in the build that turns
-/// the setting on and in the builds after it, and no build turns it into a byte copy behind the user's back.
+/// the setting on and in the builds after it, and no build turns it into a byte copy behind the user's back. The builds
+/// run in this process.
 /// </summary>
 [TestClass]
 public sealed class SymbolicLinksInsteadOfLinksBuildTests
@@ -24,16 +25,16 @@ public sealed class SymbolicLinksInsteadOfLinksBuildTests
     {
         ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Ext4.NewFolder("symlink-ext4"), PackageRoute.SdkElement);
         string source = Path.Combine(repository.Root, ConsumerRepository.ContentFile);
-        BuildOnOneNode(repository, SymbolicLinks);
+        BuildInThisProcess(repository, SymbolicLinks);
         Assert.AreEqual(source, new FileInfo(repository.CopiedContent).LinkTarget, "premise: the content file in bin/ is a symbolic link to its source");
 
-        ProcessResult turnedOn = BuildOnOneNode(repository, SymbolicLinks, Setting);
+        ProcessResult turnedOn = BuildInThisProcess(repository, SymbolicLinks, Setting);
 
         Assert.AreEqual(source, new FileInfo(repository.CopiedContent).LinkTarget, "the symbolic link stays where no clone can be made:\n" + turnedOn.Output);
         AssertSaidOnce(turnedOn, "the build that turns the setting on");
 
         File.AppendAllText(source, "changed");
-        ProcessResult after = BuildOnOneNode(repository, SymbolicLinks, Setting);
+        ProcessResult after = BuildInThisProcess(repository, SymbolicLinks, Setting);
 
         Assert.AreEqual(source, new FileInfo(repository.CopiedContent).LinkTarget, "linked again as asked, after the source changed:\n" + after.Output);
         AssertSaidOnce(after, "a build after it, the source changed");
@@ -44,9 +45,9 @@ public sealed class SymbolicLinksInsteadOfLinksBuildTests
     {
         ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Ext4.NewFolder("symlink-ext4-setting-alone"), PackageRoute.SdkElement);
         string source = Path.Combine(repository.Root, ConsumerRepository.ContentFile);
-        BuildOnOneNode(repository, SymbolicLinks);
+        BuildInThisProcess(repository, SymbolicLinks);
 
-        ProcessResult build = BuildOnOneNode(repository, Setting);
+        ProcessResult build = BuildInThisProcess(repository, Setting);
 
         Assert.AreEqual(source, new FileInfo(repository.CopiedContent).LinkTarget, "the link the target leaves up to date stays a link:\n" + build.Output);
         AssertSaidOnce(build, "the setting given without the link property");
@@ -57,26 +58,26 @@ public sealed class SymbolicLinksInsteadOfLinksBuildTests
     {
         ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Xfs.NewFolder("symlink-xfs"), PackageRoute.SdkElement);
         string source = Path.Combine(repository.Root, ConsumerRepository.ContentFile);
-        BuildOnOneNode(repository, SymbolicLinks);
+        BuildInThisProcess(repository, SymbolicLinks);
         Assert.AreEqual(source, new FileInfo(repository.CopiedContent).LinkTarget, "premise: the content file in bin/ is a symbolic link to its source");
         byte[] sourceBytes = File.ReadAllBytes(source);
 
-        ProcessResult turnedOn = BuildOnOneNode(repository, SymbolicLinks, Setting);
+        ProcessResult turnedOn = BuildInThisProcess(repository, SymbolicLinks, Setting);
 
         CloneInsteadOfLinksTests.AssertIndependentClone(source, repository.CopiedContent, "the symbolic link replaced in the build that turns the setting on:\n" + turnedOn.Output);
         CollectionAssert.AreEqual(sourceBytes, File.ReadAllBytes(source), "the source keeps its bytes");
         StringAssert.Contains(turnedOn.Output, $"\"{repository.CopiedContent}\" was a link to \"{source}\"", "said for the file");
 
         File.AppendAllText(source, "changed");
-        BuildOnOneNode(repository, SymbolicLinks, Setting);
+        BuildInThisProcess(repository, SymbolicLinks, Setting);
 
         CloneInsteadOfLinksTests.AssertIndependentClone(source, repository.CopiedContent, "cloned instead of linked after the source changed");
     }
 
-    private static ProcessResult BuildOnOneNode(ConsumerRepository repository, params string[] arguments)
+    private static ProcessResult BuildInThisProcess(ConsumerRepository repository, params string[] arguments)
     {
-        // One node: OncePerBuild says a diagnosis once per MSBuild node (-m runs one per core).
-        ProcessResult build = repository.TryBuild(null, arguments.Concat(new[] { "-m:1", "-v:n" }).ToArray());
+        // One node (this process): OncePerBuild says a diagnosis once per MSBuild node (-m runs one per core).
+        ProcessResult build = repository.TryBuildInProcess(null, [.. arguments, "-v:n"]);
         Assert.IsTrue(build.Succeeded, build.Output);
         return build;
     }

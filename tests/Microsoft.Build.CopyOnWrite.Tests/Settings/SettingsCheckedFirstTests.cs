@@ -8,7 +8,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Settings;
 
 /// <summary>
 /// A setting the task would not understand fails the build before any file is written (the SDK's targets check it
-/// first), and a setting that another switches off says so once. Real builds of the two-project repository.
+/// first), and a setting that another switches off says so once. Real builds of the two-project repository, in this process.
 /// </summary>
 [TestClass]
 public sealed class SettingsCheckedFirstTests
@@ -44,12 +44,13 @@ public sealed class SettingsCheckedFirstTests
         ConsumerRepository repository = ConsumerRepository.Create(TestScratch.NewFolder("sets-nothing"), PackageRoute.SdkElement);
         repository.Write("Directory.Build.targets", """<Project><Target Name="NoCopyHere"><Message Text="no copy here" /></Target></Project>""");
 
-        ProcessResult bogus = repository.Dotnet(null, "msbuild", "Lib.csproj", "-restore", "-t:NoCopyHere", "-v:d", "-nologo", "-nr:false", "-p:CopyOnWriteMode=Bogus");
+        string project = Path.Combine(repository.Root, "Lib.csproj");
+        ProcessResult bogus = InProcessBuild.Build(project, ["-restore", "-t:NoCopyHere", "-v:d", "-p:CopyOnWriteMode=Bogus"]);
         Assert.IsFalse(bogus.Succeeded, bogus.Output);
         StringAssert.Contains(bogus.Output, "error COW003");
         Assert.IsFalse(File.Exists(Path.Combine(repository.Root, "obj", "project.assets.json")), "restore wrote before the check:\n" + bogus.Output);
 
-        ProcessResult quiet = repository.Dotnet(null, "msbuild", "Lib.csproj", "-restore", "-t:NoCopyHere", "-v:d", "-nologo", "-nr:false");
+        ProcessResult quiet = InProcessBuild.Build(project, ["-restore", "-t:NoCopyHere", "-v:d"]);
 
         Assert.IsTrue(quiet.Succeeded, quiet.Output);
         string[] ours = quiet.Output.Split('\n').Where(line => line.Contains("task from assembly", System.StringComparison.Ordinal) && line.Contains("microsoft.build.copyonwrite", System.StringComparison.OrdinalIgnoreCase)).ToArray();
