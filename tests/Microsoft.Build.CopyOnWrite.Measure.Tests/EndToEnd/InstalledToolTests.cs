@@ -15,11 +15,22 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Tests.EndToEnd;
 [TestClass]
 public sealed class InstalledToolTests
 {
+    /// <summary>
+    /// The ext4 folder lies inside a repository whose settings would break the tool's own install project if they reached
+    /// it: central package management (a versioned PackageReference is NU1008) and a Directory.Build.targets that fails
+    /// every build. The tool's projects stay out of the repository's reach, so the measurement runs there too.
+    /// </summary>
     [TestMethod]
     public void Installed_outside_any_repository_it_measures_a_solution_on_an_XFS_and_an_ext4_folder_and_compares_ours_with_stock_on_each()
     {
         string xfs = Path.Combine(LoopFileSystems.Xfs.NewFolder("measured"), "cow");
-        string ext4 = Path.Combine(LoopFileSystems.Ext4.NewFolder("measured"), "cow");
+        string repository = LoopFileSystems.Ext4.NewFolder("repository-with-cpm");
+        File.WriteAllText(Path.Combine(repository, "Directory.Packages.props"),
+            "<Project><PropertyGroup><ManagePackageVersionsCentrally>true</ManagePackageVersionsCentrally></PropertyGroup></Project>");
+        File.WriteAllText(Path.Combine(repository, "Directory.Build.targets"),
+            "<Project><Target Name=\"RepositoryOnly\" BeforeTargets=\"Restore;_GenerateRestoreGraph;Build\"><Error Text=\"the repository's own targets reached a project outside it\" /></Target></Project>");
+        Directory.CreateDirectory(Path.Combine(repository, "artifacts"));
+        string ext4 = Path.Combine(repository, "artifacts", "measure");
         string solution = TinySolution.WriteInto(TestScratch.NewFolder("tiny"));
         string report = TestScratch.NewFolder("report");
 
@@ -40,6 +51,7 @@ public sealed class InstalledToolTests
         JsonElement oursOnExt4 = Aggregate(json, "ext4", "copy-on-write", "clean");
         Assert.IsTrue(Median(oursOnXfs, "clonedFiles") > 0 && Median(oursOnXfs, "clonedFiles") == Median(oursOnXfs, "filesWritten"), "ours must clone every file on XFS");
         Assert.AreEqual(0, Median(oursOnExt4, "clonedFiles"), "ours cannot clone on ext4");
+        Assert.IsTrue(Median(oursOnExt4, "filesWritten") > 0, "ours built the solution and wrote its files in the folder inside the repository");
 
         // The file systems' own evidence (statfs used space): the data files' 16 MiB take next to nothing on XFS, all of it on ext4, with either task.
         foreach (string variant in new[] { "copy-on-write", "stock" })
@@ -63,28 +75,6 @@ public sealed class InstalledToolTests
         Assert.IsTrue(File.Exists(Path.Combine(report, "chart.svg")));
         Assert.IsTrue(File.Exists(Path.Combine(report, "measurement.md")));
         Assert.IsFalse(Directory.Exists(xfs) || Directory.Exists(ext4), "the folders the tool created for the run must be gone");
-    }
-
-    [TestMethod]
-    public void A_volume_folder_inside_a_repository_with_central_package_management_and_its_own_build_props_is_measured()
-    {
-        // A repository whose settings would break the tool's own install project if they reached it: central package
-        // management (a versioned PackageReference is NU1008) and a Directory.Build.targets that fails every build.
-        string repository = TestScratch.NewFolder("repository-with-cpm");
-        File.WriteAllText(Path.Combine(repository, "Directory.Packages.props"),
-            "<Project><PropertyGroup><ManagePackageVersionsCentrally>true</ManagePackageVersionsCentrally></PropertyGroup></Project>");
-        File.WriteAllText(Path.Combine(repository, "Directory.Build.targets"),
-            "<Project><Target Name=\"RepositoryOnly\" BeforeTargets=\"Restore;_GenerateRestoreGraph;Build\"><Error Text=\"the repository's own targets reached a project outside it\" /></Target></Project>");
-        string volume = Path.Combine(repository, "artifacts", "measure");
-        Directory.CreateDirectory(Path.GetDirectoryName(volume)!);
-        string solution = TinySolution.WriteInto(TestScratch.NewFolder("tiny"));
-        string report = TestScratch.NewFolder("report");
-
-        ToolRun run = InstalledTool.Run(InstalledTool.OutsideAnyRepository, [solution, "--volume", volume, "--runs", "1", "--no-incremental", "--out", report]);
-
-        Assert.AreEqual(0, run.ExitCode, run.ToString());
-        using JsonDocument json = JsonDocument.Parse(File.ReadAllText(Path.Combine(report, "measurement.json")));
-        Assert.IsTrue(Median(Aggregate(json, "ext4", "copy-on-write", "clean"), "filesWritten") > 0, "ours must have built the solution and written its files");
     }
 
     [TestMethod]
