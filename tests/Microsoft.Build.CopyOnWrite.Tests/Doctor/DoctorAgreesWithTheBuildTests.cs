@@ -231,15 +231,22 @@ internal sealed class BuildLayout
     public ProcessResult Dotnet(params string[] arguments)
         => SdkPackage.TryDotnet(Root, arguments, new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache }, Environment);
 
-    /// <summary>The doctor (restoring first, as the README says), then the Required build of what it checked.</summary>
+    /// <summary>The package cache and <see cref="Environment"/>, for a build in this process.</summary>
+    private Dictionary<string, string?> BuildVariables => new(Environment) { ["NUGET_PACKAGES"] = PackageCache };
+
+    /// <summary>
+    /// The doctor (restoring first, as the README says), then the Required build of what it checked: the doctor as the
+    /// tool's own process, the restore and the build in this process (what our task does is the build's question).
+    /// </summary>
     public BuildVerdicts Judge(params string[] doctorArguments)
     {
         WriteNuGetConfig(_dependencyFeed);
-        Dotnet("restore", "App.csproj", "-nologo").AssertSucceeded("restore before the doctor");
+        string project = Path.Combine(Root, "App.csproj");
+        InProcessBuild.Restore(project, BuildVariables).AssertSucceeded("restore before the doctor");
         string json = Path.Combine(Root, $"doctor-{Guid.NewGuid():N}.json");
         ProcessResult doctor = Dotnet([RepositoryLayout.Tool, "doctor", "App.csproj", "--require-clone", "--json", json, .. doctorArguments]);
         Assert.IsTrue(File.Exists(json), "the doctor wrote no JSON:\n" + doctor.Output);
-        ProcessResult build = Dotnet("build", "App.csproj", "--no-restore", "-p:CopyOnWriteMode=Required", "-nologo", "-nr:false");
+        ProcessResult build = InProcessBuild.Build(project, ["-clp:Summary", "-p:CopyOnWriteMode=Required"], BuildVariables);
         return new BuildVerdicts(doctor, build, JsonDocument.Parse(File.ReadAllText(json)));
     }
 

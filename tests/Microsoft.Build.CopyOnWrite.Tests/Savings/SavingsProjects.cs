@@ -112,14 +112,18 @@ internal sealed partial class SavingsProjects
     }
 
     /// <summary>`dotnet build App` in this test process, whatever its outcome.</summary>
-    public ProcessResult TryBuild(params string[] arguments) => InProcessBuild.Build(App, ["-restore", "-clp:Summary", .. arguments]);
+    public ProcessResult TryBuild(params string[] arguments) => TryBuildWithEnvironment(new Dictionary<string, string?>(), arguments);
+
+    /// <summary>`dotnet build App` in this test process with extra environment variables, whatever its outcome.</summary>
+    public ProcessResult TryBuildWithEnvironment(IDictionary<string, string?> variables, params string[] arguments)
+        => InProcessBuild.Build(App, ["-restore", "-clp:Summary", .. arguments], variables);
 
     /// <summary>The real `dotnet build App`, which must succeed: where the command line is the question (several nodes, -mt).</summary>
     public string DotnetBuild(params string[] arguments)
         => SdkPackage.Dotnet(Root, ["build", App, "-nologo", "-nr:false", .. arguments]).Output;
 
     /// <summary>The real `dotnet build App`, with extra environment variables, whatever its outcome: where the command line is the question (-mt).</summary>
-    public ProcessResult TryBuildWithEnvironment(IDictionary<string, string?> variables, params string[] arguments)
+    public ProcessResult TryDotnetBuild(IDictionary<string, string?> variables, params string[] arguments)
         => SdkPackage.TryDotnet(Root, ["build", App, "-nologo", "-nr:false", .. arguments], variables);
 
     /// <summary>The -logger: argument the SDK publishes as $(CopyOnWriteSummaryLogger), as the README's -getProperty reads it.</summary>

@@ -23,7 +23,7 @@ public sealed class SettingsOutsideProjectFilesTests
     {
         var projects = SavingsProjects.Create(LoopFileSystems.Ext4.NewFolder("required-global-mt"));
 
-        ProcessResult build = projects.TryBuildWithEnvironment(new Dictionary<string, string?>(), "-v:m", "-mt", "-p:CopyOnWriteMode=Required");
+        ProcessResult build = projects.TryDotnetBuild(new Dictionary<string, string?>(), "-v:m", "-mt", "-p:CopyOnWriteMode=Required");
 
         Assert.IsFalse(build.Succeeded, "a Required build on ext4 must fail:\n" + build.Output);
         Assert.IsFalse(build.Output.Contains(FactoryRefusedUnderMt, System.StringComparison.Ordinal), "-p: must not need the task factory:\n" + build.Output);
@@ -50,7 +50,7 @@ public sealed class SettingsOutsideProjectFilesTests
         string content = LoopFileSystems.Ext4.NewFolder("content-mt");
         var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("crossvolume-environment-mt"), contentFolder: content);
 
-        ProcessResult build = projects.TryBuildWithEnvironment(new Dictionary<string, string?> { ["CopyOnWriteWarnWhenNotCloned"] = "true" }, "-v:m", "-mt");
+        ProcessResult build = projects.TryDotnetBuild(new Dictionary<string, string?> { ["CopyOnWriteWarnWhenNotCloned"] = "true" }, "-v:m", "-mt");
 
         Assert.IsTrue(build.Succeeded, build.Output);
         Assert.IsTrue(SavingsProjects.DistinctLinesContaining(build.Output, "warning COW002").Count > 0, "no COW002:\n" + build.Output);
@@ -76,7 +76,7 @@ public sealed class SettingsOutsideProjectFilesTests
     {
         var projects = SavingsProjects.Create(LoopFileSystems.Xfs.NewFolder("required-project-mt"), directoryBuildProps: "<CopyOnWriteMode>Required</CopyOnWriteMode>");
 
-        ProcessResult refused = projects.TryBuildWithEnvironment(new Dictionary<string, string?>(), "-v:m", "-mt");
+        ProcessResult refused = projects.TryDotnetBuild(new Dictionary<string, string?>(), "-v:m", "-mt");
 
         Assert.IsFalse(refused.Succeeded, refused.Output);
         var errors = SavingsProjects.DistinctLinesContaining(refused.Output, "error ");
@@ -86,7 +86,7 @@ public sealed class SettingsOutsideProjectFilesTests
 
         // The refused build's copies fell back to the stock task; start from no outputs so ours does them all.
         projects.DeleteOutputs();
-        ProcessResult fixedBuild = projects.TryBuildWithEnvironment(new Dictionary<string, string?>(), "-v:n", "-mt", "-p:CopyOnWriteMode=Required");
+        ProcessResult fixedBuild = projects.TryDotnetBuild(new Dictionary<string, string?>(), "-v:n", "-mt", "-p:CopyOnWriteMode=Required");
 
         Assert.IsTrue(fixedBuild.Succeeded, "with the value on the command line, a Required build on XFS passes under -mt:\n" + fixedBuild.Output);
         Assert.IsTrue(SavingsProjects.LinesContaining(fixedBuild.Output, "CopyOnWrite: cloned").Count > 0, "our task ran:\n" + fixedBuild.Output);
