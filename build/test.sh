@@ -9,8 +9,8 @@
 # The suites run side by side in lanes, which share no volume: each test process makes its own loop file systems and
 # scratch folders (named by its process id). The SDK and tool packages are packed once per run by the release
 # command (build/pack.sh) before the suites that consume them, and handed to them in COW_TEST_PACKAGES, so no test
-# process packs them again. The main suite (Microsoft.Build.CopyOnWrite.Tests) runs as two processes: its consumer
-# builds (namespace Sdk) and the rest. Each suite's console output is printed whole when it ends.
+# process packs them again. The main suite (Microsoft.Build.CopyOnWrite.Tests) runs as three processes: its consumer
+# builds (namespace Sdk) in two halves, and the rest. Each suite's console output is printed whole when it ends.
 #
 # The summary at the end (build/summarize-test-results.py, whose own tests run first) prints where the minutes went
 # (the slowest classes and tests), each suite's counts and time, and the wall clock; its last line is
@@ -33,6 +33,11 @@ reliability="$tests/Microsoft.Build.CopyOnWrite.Reliability.Tests/Microsoft.Buil
 measure="$tests/Microsoft.Build.CopyOnWrite.Measure.Tests/Microsoft.Build.CopyOnWrite.Measure.Tests.csproj"
 sdk_builds="FullyQualifiedName~Microsoft.Build.CopyOnWrite.Tests.Sdk."
 not_sdk_builds="FullyQualifiedName!~Microsoft.Build.CopyOnWrite.Tests.Sdk." # spelled out: ${x/~/!~} would tilde-expand the ~
+# The consumer builds in two halves, each a process of its own: the package routes and package caches (restores from
+# NuGet sources, the README's lines), and the rest.
+sdk_routes_classes=(CloneInsteadOfLinksBuildTests GettingThePackageTests SummaryWithoutTrapsTests ReadmeWalkthroughTests)
+sdk_routes="$(printf '|FullyQualifiedName~.Tests.Sdk.%s' "${sdk_routes_classes[@]}")"; sdk_routes="${sdk_routes#|}"
+sdk_others="$sdk_builds$(printf '&FullyQualifiedName!~.Tests.Sdk.%s' "${sdk_routes_classes[@]}")"
 # The quick tier's filters (MSTest --filter over class names): what they select is listed in CONTRIBUTING.md.
 quick_main="FullyQualifiedName~.Tests.Task.|FullyQualifiedName~.Tests.Cloning.|FullyQualifiedName~.Tests.Layout.|FullyQualifiedName~.Tests.Volumes.LinuxVolumesTests|FullyQualifiedName~.Tests.WindowsBenchmark."
 quick_reliability="FullyQualifiedName!~SystemCallFaultTests&FullyQualifiedName!~ConcurrentCopyTests"
@@ -99,16 +104,19 @@ if [ "$quick" = 1 ]; then
     suite Microsoft.Build.CopyOnWrite.Reliability.Tests "$reliability" "$quick_reliability"; } &
   wait
 else
-  names=(Microsoft.Build.CopyOnWrite.Tests-Sdk Microsoft.Build.CopyOnWrite.Tests-others Microsoft.Build.CopyOnWrite.Measure.Tests
-         Microsoft.Build.CopyOnWrite.Parity.Tests Microsoft.Build.CopyOnWrite.Reliability.Tests Microsoft.Build.CopyOnWrite.Windows.Parity)
+  names=(Microsoft.Build.CopyOnWrite.Tests-Sdk Microsoft.Build.CopyOnWrite.Tests-Sdk-routes Microsoft.Build.CopyOnWrite.Tests-others
+         Microsoft.Build.CopyOnWrite.Measure.Tests Microsoft.Build.CopyOnWrite.Parity.Tests Microsoft.Build.CopyOnWrite.Reliability.Tests
+         Microsoft.Build.CopyOnWrite.Windows.Parity)
   # What the pack printed too: the README's "Get it" command is this one (GettingThePackageTests reads its output).
   export COW_TEST_PACKAGES="$results/packages" COW_TEST_PACK_OUTPUT="$results/pack.log"
-  # Lanes that need no package start at once; the others wait for it.
+  # Four lanes: much of a lane's time is spent waiting (loop volumes, restores, process starts), not computing. Lanes
+  # that need no package start at once; the others wait for it.
   { suite Microsoft.Build.CopyOnWrite.Parity.Tests "$parity"
-    suite Microsoft.Build.CopyOnWrite.Reliability.Tests "$reliability"
+    wine
+    packed && suite Microsoft.Build.CopyOnWrite.Tests-Sdk "$main" "$sdk_others"; } &
+  { suite Microsoft.Build.CopyOnWrite.Reliability.Tests "$reliability"
     packed && suite Microsoft.Build.CopyOnWrite.Tests-others "$main" "$not_sdk_builds"; } &
-  { wine
-    packed && suite Microsoft.Build.CopyOnWrite.Measure.Tests "$measure"; } &
+  { packed && suite Microsoft.Build.CopyOnWrite.Tests-Sdk-routes "$main" "$sdk_routes"; } &
   # Both packages, once, with the release command, in the environment SdkPackage.PackEnvironment describes.
   started="$(now)"
   if MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$repo/build/pack.sh" "$results/packages" > "$results/pack.log" 2>&1; then
@@ -118,7 +126,7 @@ else
     echo failed > "$results/packed"; touch "$failed_marker"
   fi
   took pack "$started" > /dev/null
-  packed && suite Microsoft.Build.CopyOnWrite.Tests-Sdk "$main" "$sdk_builds" &
+  packed && suite Microsoft.Build.CopyOnWrite.Measure.Tests "$measure" &
   wait
 fi
 
