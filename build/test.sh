@@ -109,8 +109,8 @@ else
          Microsoft.Build.CopyOnWrite.Windows.Parity)
   # What the pack printed too: the README's "Get it" command is this one (GettingThePackageTests reads its output).
   export COW_TEST_PACKAGES="$results/packages" COW_TEST_PACK_OUTPUT="$results/pack.log"
-  # Four lanes: much of a lane's time is spent waiting (loop volumes, restores, process starts), not computing. Lanes
-  # that need no package start at once; the others wait for it.
+  # Four lanes, so that the consumer builds (the longest) run as two processes. Lanes that need no package start at
+  # once; the others wait for it.
   { suite Microsoft.Build.CopyOnWrite.Parity.Tests "$parity"
     wine
     packed && suite Microsoft.Build.CopyOnWrite.Tests-Sdk "$main" "$sdk_others"; } &
