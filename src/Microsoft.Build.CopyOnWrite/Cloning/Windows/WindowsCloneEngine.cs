@@ -76,6 +76,9 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         _utcNowFileTime = utcNowFileTime;
     }
 
+    // Never inlined into the ladder: a fault names the engine's step from this frame (EngineFault.From), which the JIT's
+    // profile-guided inlining otherwise removes once the ladder is hot (seen as "failed at UnforeseenFault.Raise").
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.NoInlining)]
     public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
     {
         cancellationToken.ThrowIfCancellationRequested();
