@@ -246,7 +246,7 @@ internal sealed class BuildLayout
         string json = Path.Combine(Root, $"doctor-{Guid.NewGuid():N}.json");
         ProcessResult doctor = Dotnet([RepositoryLayout.Tool, "doctor", "App.csproj", "--require-clone", "--json", json, .. doctorArguments]);
         Assert.IsTrue(File.Exists(json), "the doctor wrote no JSON:\n" + doctor.Output);
-        ProcessResult build = InProcessBuild.Build(project, ["-clp:Summary", "-p:CopyOnWriteMode=Required"], BuildVariables);
+        ProcessResult build = InProcessBuild.DotnetBuild(project, ["--no-restore", "-p:CopyOnWriteMode=Required"], BuildVariables);
         return new BuildVerdicts(doctor, build, JsonDocument.Parse(File.ReadAllText(json)));
     }
 

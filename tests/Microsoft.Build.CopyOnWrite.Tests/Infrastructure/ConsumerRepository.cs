@@ -119,13 +119,12 @@ public sealed class ConsumerRepository
 
     /// <summary>
     /// As <see cref="TryBuild"/>, in this test process (<see cref="InProcessBuild"/>): for questions about our targets and
-    /// task, where `dotnet` itself is not the question. Without restoring where the arguments say --no-restore.
+    /// task, where `dotnet` itself is not the question.
     /// </summary>
     public ProcessResult TryBuildInProcess(IDictionary<string, string?>? environmentVariables = null, params string[] arguments)
     {
         var environment = new Dictionary<string, string?>(environmentVariables ?? new Dictionary<string, string?>()) { ["NUGET_PACKAGES"] = PackageCache };
-        string[] restore = arguments.Contains("--no-restore") ? [] : ["-restore"];
-        return InProcessBuild.Build(Path.Combine(Root, "Lib.csproj"), [.. restore, "-clp:Summary", "-v:d", .. arguments.Where(argument => argument != "--no-restore")], environment);
+        return InProcessBuild.DotnetBuild(Path.Combine(Root, "Lib.csproj"), ["-v:d", .. arguments], environment);
     }
 
     /// <summary>`dotnet` with these arguments in the repository, with its package cache, whatever the outcome.</summary>

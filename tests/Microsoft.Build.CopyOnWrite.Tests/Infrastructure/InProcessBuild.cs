@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using System.Linq;
 using Microsoft.Build.CopyOnWrite.TestKit;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
@@ -15,6 +16,17 @@ public static class InProcessBuild
     {
         (int exitCode, string output) = InProcessMSBuild.Build(project, arguments, WithPackageCache(environment));
         return new ProcessResult(exitCode, output);
+    }
+
+    /// <summary>
+    /// `dotnet build PROJECT ARGUMENTS` in this process: what `dotnet build` adds to MSBuild's command line (-restore, unless
+    /// --no-restore; the console logger's closing counts, -clp:Summary), then <see cref="Build"/>.
+    /// </summary>
+    public static ProcessResult DotnetBuild(string project, IEnumerable<string> arguments, IDictionary<string, string?>? environment = null)
+    {
+        string[] given = arguments.ToArray();
+        string[] restore = given.Contains("--no-restore") ? [] : ["-restore"];
+        return Build(project, [.. restore, "-clp:Summary", .. given.Where(argument => argument != "--no-restore")], environment);
     }
 
     /// <summary>`dotnet restore PROJECT` in this process.</summary>

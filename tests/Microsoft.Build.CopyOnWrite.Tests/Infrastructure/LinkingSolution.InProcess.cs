@@ -12,7 +12,7 @@ public sealed partial class LinkingSolution
     /// <summary>As <see cref="Build"/> (`dotnet build`, restoring, at normal verbosity), in this process.</summary>
     public ProcessResult BuildInProcess(params string[] arguments)
     {
-        ProcessResult build = InProcessBuild.Build(Path.Combine(Root, SolutionFile), ["-restore", "-clp:Summary", "-v:n", .. arguments], PackageCacheVariable);
+        ProcessResult build = InProcessBuild.DotnetBuild(Path.Combine(Root, SolutionFile), ["-v:n", .. arguments], PackageCacheVariable);
         Assert.IsTrue(build.Succeeded, "the build failed:\n" + build.Output);
         return build;
     }

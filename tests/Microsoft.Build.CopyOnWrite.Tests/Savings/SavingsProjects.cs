@@ -116,7 +116,7 @@ internal sealed partial class SavingsProjects
 
     /// <summary>`dotnet build App` in this test process with extra environment variables, whatever its outcome.</summary>
     public ProcessResult TryBuildWithEnvironment(IDictionary<string, string?> variables, params string[] arguments)
-        => InProcessBuild.Build(App, ["-restore", "-clp:Summary", .. arguments], variables);
+        => InProcessBuild.DotnetBuild(App, arguments, variables);
 
     /// <summary>The real `dotnet build App`, which must succeed: where the command line is the question (several nodes, -mt).</summary>
     public string DotnetBuild(params string[] arguments)
