@@ -30,8 +30,10 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
 
     public WindowsAnswer<WindowsVolumeInformation> VolumeInformation(string root)
     {
+        // No label or serial: Wine answers those through the volume's device and mount manager, which can fail where the flags do not.
         char[] name = new char[261];
-        return GetVolumeInformationW(root, null, 0, out _, out _, out uint flags, name, (uint)name.Length)
+        uint flags;
+        return GetVolumeInformationW(root, null, 0, null, null, &flags, name, (uint)name.Length)
             ? WindowsAnswer<WindowsVolumeInformation>.Ok(new WindowsVolumeInformation(new string(name, 0, Array.IndexOf(name, '\0')), flags))
             : WindowsAnswer<WindowsVolumeInformation>.Failed(Marshal.GetLastWin32Error());
     }
@@ -62,7 +64,7 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
 
     [DllImport(Kernel32, EntryPoint = "GetVolumeInformationW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
-    private static extern bool GetVolumeInformationW(string rootPathName, char[]? volumeName, uint volumeNameSize, out uint serialNumber, out uint maximumComponentLength, out uint fileSystemFlags, [Out] char[] fileSystemName, uint fileSystemNameSize);
+    private static extern bool GetVolumeInformationW(string rootPathName, char[]? volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, [Out] char[] fileSystemName, uint fileSystemNameSize);
 
     [DllImport(Kernel32, EntryPoint = "CreateFileW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
     private static extern SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);

@@ -73,7 +73,8 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
         const int NameChars = MaxPath + 1; // as the API documents for this buffer
         char* name = stackalloc char[NameChars];
         fileSystemName = string.Empty;
-        if (!GetVolumeInformationByHandleW(Handle(file), null, 0, out _, out _, out flags, name, NameChars))
+        // No label or serial: Wine answers those through the volume's device and mount manager, which can fail where the flags do not.
+        if (!GetVolumeInformationByHandleW(Handle(file), null, 0, null, null, out flags, name, NameChars))
         {
             return Marshal.GetLastWin32Error();
         }
@@ -274,8 +275,8 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
         SafeFileHandle file,
         char* volumeName,
         uint volumeNameChars,
-        out uint serialNumber,
-        out uint maximumComponentLength,
+        uint* serialNumber,
+        uint* maximumComponentLength,
         out uint fileSystemFlags,
         char* fileSystemName,
         uint fileSystemNameChars);
@@ -318,8 +319,8 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
         SafeFileHandle file,
         char* volumeName,
         uint volumeNameChars,
-        out uint serialNumber,
-        out uint maximumComponentLength,
+        uint* serialNumber,
+        uint* maximumComponentLength,
         out uint fileSystemFlags,
         char* fileSystemName,
         uint fileSystemNameChars);
