@@ -25,7 +25,7 @@ internal static class DoctorCommand
                 + "The folders are those MSBuild evaluates for the project named, else for what `dotnet build` would build in the folder named, as the CopyOnWriteDoctor target takes them.",
             Arity = ArgumentArity.ZeroOrMore,
         };
-        var json = new Option<string?>("--json") { Description = "Also write the check as JSON to this file.", HelpName = "FILE" };
+        var json = new Option<string?>("--json") { Description = "Also write the check as JSON to this file (in a solution folder: every project's, the worst one's on top).", HelpName = "FILE" };
         var requireClone = new Option<bool>("--require-clone")
         {
             Description = $"Exit with {CannotClone} when the repository cannot clone what it builds, by the rule of CopyOnWriteMode=Required (a file copied, not cloned, fails unless it comes from the .NET installation, a NuGet fallback folder of NUGET_FALLBACK_PACKAGES or a folder in CopyOnWriteAcceptCopiesFrom): for a CI step.",
@@ -127,7 +127,9 @@ internal static class DoctorCommand
         {
             try
             {
-                File.WriteAllText(Path.GetFullPath(json), DoctorReport.Json(check));
+                File.WriteAllText(Path.GetFullPath(json), checks.Count == 1
+                    ? DoctorReport.Json(check)
+                    : DoctorReport.Json(worst.Project, checks.Select(c => (c.Project, c.Check, c.Problem))));
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {

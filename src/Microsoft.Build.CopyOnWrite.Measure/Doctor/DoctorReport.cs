@@ -1,6 +1,8 @@
 using System.Collections.Generic;
 using System.Linq;
 using System.Text;
+using System.Text.Json;
+using System.Text.Json.Nodes;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
@@ -71,10 +73,27 @@ internal static class DoctorReport
         return lines;
     }
 
-    public static string Json(DoctorCheck check)
+    public static string Json(DoctorCheck check) => ToolJson.Write(Document(check));
+
+    /// <summary>
+    /// Where `dotnet build` builds several projects: the worst one's document (the fields of a one-project check, so a
+    /// reader of those finds them), which project that is, and every project's own document, in the order they build.
+    /// </summary>
+    public static string Json(string worstProject, IEnumerable<(string Project, DoctorCheck? Check, string? Problem)> projects)
+    {
+        var all = projects.ToList();
+        JsonObject document = JsonSerializer.SerializeToNode(Document(all.Single(p => p.Project == worstProject).Check!), ToolJson.Options)!.AsObject();
+        document["project"] = worstProject;
+        document["projects"] = JsonSerializer.SerializeToNode(
+            all.Select(p => new { project = p.Project, problem = p.Problem, check = p.Check is null ? null : Document(p.Check) }),
+            ToolJson.Options);
+        return document.ToJsonString(ToolJson.Options);
+    }
+
+    private static object Document(DoctorCheck check)
     {
         CloneVerdict verdict = check.Verdict;
-        return ToolJson.Write(new
+        return new
         {
             repositoryClones = check.RepositoryClones,
             verdict = new
@@ -111,7 +130,7 @@ internal static class DoctorReport
             pairs = check.Folders.SelectMany(from => check.Folders.Where(to => !ReferenceEquals(from, to)).Select(to => new { from = from.Folder.Path, to = to.Folder.Path, clones = DoctorCheck.Clones(from, to) })),
             linksIntoPackageFolders = new { count = check.Linked.Count, examples = check.Linked.Examples },
             findings = check.Findings.Select(f => new { severity = SeverityText(f.Severity), message = f.Message, fix = f.Fix }),
-        });
+        };
     }
 
     /// <summary>The role as a JSON value and a --json consumer's key: repository, buildOutput, packageCache...</summary>

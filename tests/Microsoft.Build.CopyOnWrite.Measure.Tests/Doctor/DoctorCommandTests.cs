@@ -397,11 +397,12 @@ public sealed class DoctorCommandTests
     }
 
     /// <summary>
-    /// Which project's outputs the doctor checks: in a folder holding one solution, its first project, although another
-    /// project comes first in the folder (App/ before App.Tests/, which the solution lists first).
+    /// In a folder holding one solution the doctor checks its projects in the solution's order, although another order
+    /// is the folder's (App/ before App.Tests/, which the solution lists first): of equal verdicts, the solution's first
+    /// project is the one on top of the JSON, and every project follows under "projects".
     /// </summary>
     [TestMethod]
-    public void In_a_solution_folder_the_tool_checks_the_solutions_first_project()
+    public void In_a_solution_folder_the_projects_are_checked_in_the_solutions_order_and_the_first_of_equal_verdicts_is_on_top()
     {
         LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("two-doors");
@@ -427,6 +428,12 @@ public sealed class DoctorCommandTests
         Assert.AreEqual(0, tool.ExitCode, tool.Output + tool.Error);
         string[] toolFolders = Folders(Path.Combine(repository, "tool.json"));
         Assert.IsTrue(toolFolders.Any(row => row.StartsWith("buildOutput " + Path.Combine(repository, "App.Tests", "bin"), StringComparison.Ordinal)), "the solution's first project:\n" + string.Join("\n", toolFolders));
+        using JsonDocument report = JsonDocument.Parse(File.ReadAllText(Path.Combine(repository, "tool.json")));
+        Assert.AreEqual(Path.Combine(repository, "App.Tests", "App.Tests.csproj"), report.RootElement.GetProperty("project").GetString());
+        CollectionAssert.AreEqual(
+            new[] { Path.Combine(repository, "App.Tests", "App.Tests.csproj"), Path.Combine(repository, "App", "App.csproj") },
+            report.RootElement.GetProperty("projects").EnumerateArray().Select(p => p.GetProperty("project").GetString()).ToArray(),
+            "every project, in the solution's order");
     }
 
     /// <summary>"role path" of each folder a doctor's JSON report checked, sorted.</summary>

@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Linq;
+using System.Text.Json;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -30,7 +31,8 @@ public sealed class DoctorSolutionTests
 
         var output = new StringWriter();
         var error = new StringWriter();
-        int exit = DoctorCommand.Run([repository], null, false, output, error);
+        string json = Path.Combine(TestScratch.NewFolder("doctor-solution-json"), "doctor.json");
+        int exit = DoctorCommand.Run([repository], json, false, output, error);
 
         string text = output.ToString();
         Assert.AreEqual(0, exit, text + error);
@@ -60,6 +62,23 @@ public sealed class DoctorSolutionTests
         }
 
         Assert.IsFalse(text.Contains("(not there yet)", StringComparison.Ordinal), "a folder the build made is said not to be there:\n" + text);
+
+        // The JSON: the worst project's check on top, as for one project, and every project's own under "projects".
+        using JsonDocument document = JsonDocument.Parse(File.ReadAllText(json));
+        JsonElement[] projects = document.RootElement.GetProperty("projects").EnumerateArray().ToArray();
+        CollectionAssert.AreEquivalent(new[] { bench, tests }, projects.Select(p => p.GetProperty("project").GetString()).ToArray(), "every project, once");
+        CollectionAssert.Contains(new[] { bench, tests }, document.RootElement.GetProperty("project").GetString(), "which project's check is on top");
+        Assert.IsTrue(document.RootElement.TryGetProperty("repositoryClones", out _), "the one-project fields stay on top");
+        foreach (JsonElement project in projects)
+        {
+            string[] outputs = project.GetProperty("check").GetProperty("folders").EnumerateArray()
+                .Where(f => f.GetProperty("role").GetString() == "buildOutput").Select(f => f.GetProperty("path").GetString()!.TrimEnd('/')).ToArray();
+            string[] expectedOutputs = project.GetProperty("project").GetString() == bench
+                ? [Path.Combine(repository, "custom-out")]
+                : [Path.Combine(artifacts, "bin", "Lib.Tests", "debug_net8.0"), Path.Combine(artifacts, "bin", "Lib.Tests", "debug_net10.0")];
+            CollectionAssert.AreEquivalent(expectedOutputs, outputs, $"{project.GetProperty("project").GetString()}'s own build outputs");
+            Assert.AreEqual(JsonValueKind.Null, project.GetProperty("problem").ValueKind);
+        }
     }
 
     private static string Project(string repository, string relative, string properties)
