@@ -23,7 +23,12 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Tests.Report;
 [TestClass]
 public sealed class JsonOutputTests
 {
-    private const string Folder = "/tmp/cow-json-golden";
+    /// <summary>The forecast's files, in this run's scratch; the golden document names them under <see cref="GoldenFolder"/>.</summary>
+    private static readonly Lazy<string> ForecastFolder = new(() => TestScratch.NewFolder("json-golden"));
+
+    private const string GoldenFolder = "/tmp/cow-json-golden";
+
+    private static string Folder => ForecastFolder.Value;
 
     private static string Golden(string name) => Path.Combine(RepositoryLayout.Root, "tests", "Microsoft.Build.CopyOnWrite.Measure.Tests", "Report", "golden", name + ".json");
 
@@ -163,11 +168,6 @@ public sealed class JsonOutputTests
     {
         // Files on disk in a fixed folder (the forecast stats them): two that clone on one volume, a small one, an
         // empty one, one gone since the build, one linked.
-        if (Directory.Exists(Folder))
-        {
-            Directory.Delete(Folder, recursive: true);
-        }
-
         Directory.CreateDirectory(Path.Combine(Folder, "src"));
         Directory.CreateDirectory(Path.Combine(Folder, "bin"));
         void Write(string name, int bytes) => File.WriteAllBytes(Path.Combine(Folder, name), new byte[bytes]);
@@ -188,7 +188,7 @@ public sealed class JsonOutputTests
             Run("/golden/App/App.csproj", 1000, 1250, false, [new(P("src/big.bin"), P("bin/big.bin"), CopyKind.Copied), new(P("src/small.txt"), P("bin/small.txt"), CopyKind.Copied)], 3),
             Run("/golden/Lib/Lib.csproj", 1100, 1400, true, [new(P("src/empty.txt"), P("bin/empty.txt"), CopyKind.Copied), new(P("src/gone.bin"), P("bin/gone.bin"), CopyKind.Copied), new(P("src/big.bin"), P("bin/linked.bin"), CopyKind.HardLinked)], 0),
         ]);
-        return ForecastReport.Json(CopyForecast.From(build, new VolumeCatalog(new GoldenVolumes(), TimeSpan.Zero)));
+        return ForecastReport.Json(CopyForecast.From(build, new VolumeCatalog(new GoldenVolumes(), TimeSpan.Zero))).Replace(Folder, GoldenFolder, StringComparison.Ordinal);
     }
 
     private static VolumeFacts Facts(string root, string fileSystem, bool? canClone)
@@ -205,7 +205,7 @@ public sealed class JsonOutputTests
         {
             if (path.StartsWith(Folder, StringComparison.Ordinal))
             {
-                return Facts(Folder, "xfs", true);
+                return Facts(Folder, "xfs", true) with { FileSystemId = "8:" + GoldenFolder.Length };
             }
 
             string kind = path.Split('/', StringSplitOptions.RemoveEmptyEntries).ElementAtOrDefault(1) ?? "unknown";
