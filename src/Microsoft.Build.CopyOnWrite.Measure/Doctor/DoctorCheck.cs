@@ -100,6 +100,9 @@ internal sealed class DoctorCheck
     /// </summary>
     public bool RepositoryClones => Verdict.Clones == true;
 
+    /// <summary>Whether a fresh clone of the repository (CI) would not restore our packages (<see cref="CommittedPackages"/>).</summary>
+    public bool FreshCloneFails { get; private init; }
+
     /// <summary>Whether files go from <paramref name="from"/> to <paramref name="to"/> as clones: one file system, and it clones (null: unknown).</summary>
     public static bool? Clones(FolderOnVolume from, FolderOnVolume to)
         => from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.Clones(from.Volume, to.Volume);
@@ -136,13 +139,15 @@ internal sealed class DoctorCheck
             findings.Add(linksNow);
         }
 
+        List<Finding> freshClone = (facts?.Committed ?? CommittedPackages.None).Findings().ToList();
+        findings.AddRange(freshClone);
         findings.AddRange((facts ?? BuildFacts.None).SettingProblems.Select(problem => new Finding(Severity.Error, $"{problem} A build stops on it with {CopyOnWriteCodes.BadSetting}.", [])));
         if (verdict.FirstFailing is BuildCopy failing && failing.Passes == false && !findings.Any(f => f.Severity == Severity.Error))
         {
             findings.Add(DoctorAdvice.RequiredFails(failing));
         }
 
-        return new DoctorCheck(found, elsewhere, findings.OrderBy(f => f.Severity).ToList(), verdict, linked);
+        return new DoctorCheck(found, elsewhere, findings.OrderBy(f => f.Severity).ToList(), verdict, linked) { FreshCloneFails = freshClone.Count > 0 };
     }
 
     /// <summary>

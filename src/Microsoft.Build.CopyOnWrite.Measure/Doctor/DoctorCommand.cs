@@ -28,7 +28,7 @@ internal static class DoctorCommand
         var json = new Option<string?>("--json") { Description = "Also write the check as JSON to this file (in a solution folder: every project's, the worst one's on top).", HelpName = "FILE" };
         var requireClone = new Option<bool>("--require-clone")
         {
-            Description = $"Exit with {CannotClone} when the repository cannot clone what it builds, by the rule of CopyOnWriteMode=Required (a file copied, not cloned, fails unless it comes from the .NET installation, a NuGet fallback folder of NUGET_FALLBACK_PACKAGES or a folder in CopyOnWriteAcceptCopiesFrom): for a CI step.",
+            Description = $"Exit with {CannotClone} when the repository cannot clone what it builds, by the rule of CopyOnWriteMode=Required (a file copied, not cloned, fails unless it comes from the .NET installation, a NuGet fallback folder of NUGET_FALLBACK_PACKAGES or a folder in CopyOnWriteAcceptCopiesFrom), or when a fresh clone would not restore our packages (their folder not committed, a packageSourceMapping without them): for a CI step, or before a push.",
         };
         var copiesFrom = new Option<string[]>("--copies-from")
         {
@@ -82,8 +82,9 @@ internal static class DoctorCommand
         IEnumerable<CheckedFolder> Extra() => (folders.Length > 1 ? folders[1..] : []).Select(f => new CheckedFolder(FolderRole.NamedFolder, Path.GetFullPath(f)))
             .Concat((copiesFrom ?? []).Select(f => new CheckedFolder(FolderRole.CopiedFrom, Path.GetFullPath(f))));
         var catalog = VolumeCatalog.Fresh();
+        BuildFacts Facts(ProjectFolders found) => found.Facts with { Committed = CommittedPackages.Read(found.Repository, found.UsesOurSdk, found.PackageSources, found.NuGetConfigFiles) };
         List<(string Project, ProjectFolders? Found, string? Problem, DoctorCheck? Check)> checks = evaluated
-            .Select((e, i) => (projects[i], e.Found, e.Problem, e.Found is null ? null : DoctorCheck.Run(e.Found.Folders.Concat(Extra()), catalog, AdviceOSes.ThisProcess, e.Found.Facts)))
+            .Select((e, i) => (projects[i], e.Found, e.Problem, e.Found is null ? null : DoctorCheck.Run(e.Found.Folders.Concat(Extra()), catalog, AdviceOSes.ThisProcess, Facts(e.Found))))
             .ToList();
         if (cancellation.IsCancellationRequested)
         {
@@ -138,7 +139,7 @@ internal static class DoctorCommand
             }
         }
 
-        int verdict = requireClone && checks.Any(c => c.Check is { RepositoryClones: false }) ? CannotClone : 0;
+        int verdict = requireClone && checks.Any(c => c.Check is { RepositoryClones: false } or { FreshCloneFails: true }) ? CannotClone : 0;
         if (selfTest is { } files)
         {
             int tested = SelfTestDoor.Run(check, files.Json, files.Markdown, output, error, cancellation);

@@ -13,7 +13,11 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 /// _GetRestoreSettings run first).
 /// </summary>
 /// <param name="Repository">The folder of the project's Directory.Build.props else the project's folder.</param>
-internal sealed record ProjectFolders(string Project, string Repository, IReadOnlyList<CheckedFolder> Folders, BuildFacts Facts)
+/// <param name="PackageSources">NuGet's package sources for the project (_OutputSources), URLs and folders.</param>
+/// <param name="NuGetConfigFiles">The NuGet.config files NuGet read for it (_OutputConfigFilePaths).</param>
+/// <param name="UsesOurSdk">Whether the project imports our SDK's targets.</param>
+internal sealed record ProjectFolders(string Project, string Repository, IReadOnlyList<CheckedFolder> Folders, BuildFacts Facts,
+    IReadOnlyList<string> PackageSources, IReadOnlyList<string> NuGetConfigFiles, bool UsesOurSdk)
 {
     /// <summary>
     /// Every property read. _OutputPackagesPath and _OutputFallbackFolders are NuGet's own answer from its configuration
@@ -25,7 +29,7 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
     [
         "MSBuildProjectFullPath", "DirectoryBuildPropsPath", "OutDir", "IntermediateOutputPath", "TargetFramework", "TargetFrameworks",
         "_OutputPackagesPath", "_OutputFallbackFolders", "NuGetPackageRoot", "NuGetPackageFolders", "NetCoreRoot", "DOTNET_HOST_PATH",
-        "ProjectAssetsFile", "NUGET_FALLBACK_PACKAGES",
+        "ProjectAssetsFile", "NUGET_FALLBACK_PACKAGES", "_OutputSources", "_OutputConfigFilePaths", "_CopyOnWriteSdkTargetsImported",
         .. CopyOnWriteSettings.TaskProperties, .. BuildFacts.LinkProperties,
     ];
 
@@ -87,7 +91,8 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
             BuildFacts.LinkProperties.Where(name => string.Equals(Read(name), "true", StringComparison.OrdinalIgnoreCase)).ToList(),
             settings,
             problems);
-        return new ProjectFolders(project, repository, folders, facts);
+        return new ProjectFolders(project, repository, folders, facts,
+            List(Read("_OutputSources")).ToList(), List(Read("_OutputConfigFilePaths")).ToList(), string.Equals(Read("_CopyOnWriteSdkTargetsImported"), "true", StringComparison.OrdinalIgnoreCase));
     }
 
     private static IEnumerable<string> List(string list) => CopyOnWriteSettings.List(list);

@@ -14,7 +14,8 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 /// <param name="AssetsFiles">project.assets.json files MSBuild named (ProjectAssetsFile); the repository is searched for more.</param>
 /// <param name="LinksAsked">The link properties the project sets to true (CreateHardLinksForCopyLocalIfPossible...): its Copy calls ask for links.</param>
 /// <param name="Settings">The project's CopyOnWrite settings, parsed as the build parses them; <paramref name="SettingProblems"/> says what a build stops on (COW003).</param>
-internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, CopySources Sources, IReadOnlyList<string> LinksAsked, CopyOnWriteSettings Settings, IReadOnlyList<string> SettingProblems)
+/// <param name="Committed">What a fresh clone meets when it restores our packages; null: not looked at.</param>
+internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, CopySources Sources, IReadOnlyList<string> LinksAsked, CopyOnWriteSettings Settings, IReadOnlyList<string> SettingProblems, CommittedPackages? Committed = null)
 {
     public static BuildFacts None { get; } = new([], CopySources.For([], _ => null, MSBuildHost.PathComparison), [], CopyOnWriteSettings.Default, []);
 
