@@ -50,10 +50,11 @@ Packed version $version into $output:
   Microsoft.Build.CopyOnWrite.Measure.$version.nupkg   dotnet cow-measure, the tool
 
 Make them a package source of your repository without naming a folder of your machine in what you commit: copy them
-into a folder inside the repository (commit them there, so that the team and CI restore them until the package is
-published; or list the folder in .gitignore and have each clone run this command), from the repository's root:
+into a folder inside the repository and commit them there, so that the team and CI restore them until the package is
+published (dotnet cow-measure doctor --require-clone says whether a fresh clone would), from the repository's root:
 
 mkdir -p eng/packages && cp '$sdk' '$tool' eng/packages/
+git add -f eng/packages   # past .gitignore (.NET's ignores *.nupkg and packages/), or CI's clone has no SDK; again for a new version
 
 A NuGet.config beside your repository's global.json names that folder relative to itself (or add the <add> line to yours):
 

@@ -91,6 +91,8 @@ public sealed class GettingThePackageTests
         XElement mapping = XElement.Parse(Regex.Match(pack.Output, @"<packageSource key=""copy-on-write"">.*?</packageSource>", RegexOptions.Singleline).Value);
         CollectionAssert.AreEquivalent(new[] { "Microsoft.Build.CopyOnWrite", "Microsoft.Build.CopyOnWrite.Measure" }, mapping.Elements("package").Select(package => (string)package.Attribute("pattern")!).ToArray());
         string copy = pack.Output.Split('\n').Single(line => line.StartsWith("mkdir -p eng/packages", StringComparison.Ordinal));
+        string commit = pack.Output.Split('\n').Single(line => line.StartsWith("git add -f eng/packages", StringComparison.Ordinal));
+        StringAssert.Contains(File.ReadAllText(Path.Combine(RepositoryLayout.Root, "README.md")), commit, "the README commits them past an ignore file as the command prints");
 
         string readme = File.ReadAllText(Path.Combine(RepositoryLayout.Root, "README.md"));
         StringAssert.Contains(readme, source.ToString(), "the README shows the NuGet.config the command prints");

@@ -14,7 +14,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 /// as it says, its NuGet.config (naming them relative to itself),
 /// Directory.Build.props and global.json lines, a solution made with `dotnet new`, its build line with the summary
 /// logger (the build says it cloned, and the file system agrees), its filefrag line, and its tool lines (a local tool,
-/// then the doctor, which finds the repository clones what it builds).
+/// then the doctor, which finds the repository clones what it builds); then, as a team commits it with `git add -A`
+/// past .NET's ignore file, a fresh clone on an empty package cache runs the README's CI line and builds.
 /// </summary>
 [TestClass]
 public sealed class ReadmeWalkthroughTests
@@ -27,6 +28,11 @@ public sealed class ReadmeWalkthroughTests
         LoopFileSystem xfs = LoopFileSystems.Require("xfs");
         string repository = xfs.NewFolder("newcomer");
         string packageCache = xfs.NewFolder("empty-package-cache");
+        // A repository as a team has it: in git, with .NET's own ignore file (*.nupkg, packages/) and a `packages` line.
+        Git(repository, "init", "-q");
+        ProcessResult ignoreFile = ProcessRunner.Run("dotnet", ["new", "gitignore"], repository, SdkPackage.BuildEnvironment, TimeSpan.FromMinutes(2));
+        Assert.IsTrue(ignoreFile.Succeeded, ignoreFile.Output);
+        File.AppendAllText(Path.Combine(repository, ".gitignore"), "\npackages\n");
         File.WriteAllText(Path.Combine(repository, "NuGet.config"), ReadmeBlock("xml", "<add key=\"copy-on-write\""));
         ProcessResult packagesCopied = RunReadmeLines(ReadmeBlock("sh", "mkdir -p eng/packages").Replace("~/cow-packages", SdkPackage.Folder, StringComparison.Ordinal), repository, SdkPackage.BuildEnvironment);
         Assert.IsTrue(packagesCopied.Succeeded, "the README's copy into the repository:\n" + packagesCopied.Output);
@@ -60,6 +66,30 @@ public sealed class ReadmeWalkthroughTests
         Assert.IsTrue(tool.Succeeded, "the README's tool lines:\n" + tool.Output);
         StringAssert.Contains(tool.Output, "What a build with CopyOnWriteMode=Required would do", tool.Output);
         Assert.IsTrue(File.Exists(Path.Combine(repository, "dotnet-tools.json")) || File.Exists(Path.Combine(repository, ".config", "dotnet-tools.json")), "a local tool, in the repository's manifest");
+
+        // What the team commits is what CI gets: `git add -A`, a fresh clone, an empty package cache and CLI home, and
+        // the README's CI line before the build.
+        Git(repository, "add", "-A");
+        Git(repository, "-c", "user.name=newcomer", "-c", "user.email=newcomer@example.invalid", "commit", "-q", "-m", "Adopt Microsoft.Build.CopyOnWrite");
+        string clone = Path.Combine(xfs.NewFolder("ci"), "clone");
+        Git(repository, "clone", "-q", repository, clone);
+        var ci = SdkPackage.BuildEnvironment;
+        ci["NUGET_PACKAGES"] = xfs.NewFolder("ci-empty-package-cache");
+        ci["DOTNET_CLI_HOME"] = TestScratch.NewFolder("ci-home");
+        string ciLine = Regex.Match(Readme, "On CI, before the build, `([^`]+)`").Groups[1].Value;
+        Assert.AreEqual("dotnet tool restore && dotnet cow-measure doctor --require-clone", ciLine, "the README's CI line");
+        ProcessResult doctorOnCi = RunReadmeLines(ciLine, clone, ci);
+        ProcessResult buildOnCi = RunReadmeLines(ReadmeBlock("sh", "dotnet build -logger:"), clone, ci);
+
+        Assert.IsTrue(doctorOnCi.Succeeded, "the fresh clone restores the tool and the doctor finds it clones what it builds (exit 0):\n" + doctorOnCi.Output);
+        Assert.IsTrue(buildOnCi.Succeeded, buildOnCi.Output);
+        StringAssert.Matches(buildOnCi.Output, new Regex(@"CopyOnWrite build summary: cloned \d+ files"), "the clone builds with our Copy from an empty package cache:\n" + buildOnCi.Output);
+    }
+
+    private static void Git(string folder, params string[] arguments)
+    {
+        ProcessResult git = ProcessRunner.Run("git", ["-C", folder, .. arguments]);
+        Assert.IsTrue(git.Succeeded, $"git {string.Join(' ', arguments)}:\n{git.Output}");
     }
 
     /// <summary>The lines of a README block, run by bash in <paramref name="folder"/> as a user types them (set -e: the first failing line fails it).</summary>
