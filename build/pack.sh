@@ -73,8 +73,8 @@ entries as they are (whatever your sources' keys) and add this one inside it:
       <package pattern="Microsoft.Build.CopyOnWrite.Measure" />
     </packageSource>
 
-The tool, as a local tool of your repository, from that source (in the repository's root: it is added to the
-.config/dotnet-tools.json there, made if there is none; on CI, dotnet tool restore):
+The tool, as a local tool of your repository, from that source (in the repository's root: it is added to its
+.config/dotnet-tools.json, else to a dotnet-tools.json made there; on CI, dotnet tool restore):
 
 dotnet tool install --local Microsoft.Build.CopyOnWrite.Measure --version $version
 EOF
