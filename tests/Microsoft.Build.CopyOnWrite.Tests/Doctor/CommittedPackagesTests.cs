@@ -41,15 +41,15 @@ public sealed class CommittedPackagesTests
 
         Assert.AreEqual(GitHolds.Committed, Read(repository).Folders.Single().Git);
         Assert.AreEqual(0, Read(repository).Findings().Count());
-        CollectionAssert.AreEquivalent(OurPackageFiles.Select(f => "eng/packages/" + f).ToArray(), Git(repository, "ls-files", "eng/packages").Split('\n', StringSplitOptions.RemoveEmptyEntries), "both packages are in the commit");
+        CollectionAssert.AreEquivalent(OurPackageFiles.Select(f => "eng/packages/" + f).ToArray(), GitCommand.Run(repository, "ls-files", "eng/packages").Split('\n', StringSplitOptions.RemoveEmptyEntries), "both packages are in the commit");
     }
 
     [TestMethod]
     public void A_package_folder_not_committed_yet_is_named_and_a_committed_one_is_not()
     {
         string repository = Repository(ignoreLines: "bin/\nobj/\n");
-        Git(repository, "add", "NuGet.config");
-        Git(repository, "commit", "-q", "-m", "only the configuration");
+        GitCommand.Run(repository, "add", "NuGet.config");
+        GitCommand.Run(repository, "commit", "-q", "-m", "only the configuration");
 
         CommittedPackages found = Read(repository);
 
@@ -98,8 +98,8 @@ public sealed class CommittedPackagesTests
                 {ours}
               </packageSourceMapping>
             """);
-        Git(repository, "add", "-f", "-A");
-        Git(repository, "commit", "-q", "-m", "adopted");
+        GitCommand.Run(repository, "add", "-f", "-A");
+        GitCommand.Run(repository, "commit", "-q", "-m", "adopted");
 
         Finding finding = Read(repository).Findings().Single();
 
@@ -124,8 +124,8 @@ public sealed class CommittedPackagesTests
     public void A_mapping_is_no_concern_of_a_project_without_our_SDK()
     {
         string repository = Repository(StandardIgnoreLines, mapping: "<packageSourceMapping><packageSource key=\"nuget.org\"><package pattern=\"Newtonsoft.*\" /></packageSource></packageSourceMapping>");
-        Git(repository, "add", "-f", "-A");
-        Git(repository, "commit", "-q", "-m", "adopted");
+        GitCommand.Run(repository, "add", "-f", "-A");
+        GitCommand.Run(repository, "commit", "-q", "-m", "adopted");
 
         CommittedPackages found = CommittedPackages.Read(repository, usesOurSdk: false, [Path.Combine(repository, "eng", "packages")], [Path.Combine(repository, "NuGet.config")]);
 
@@ -167,9 +167,9 @@ public sealed class CommittedPackagesTests
         if (ignoreLines is not null)
         {
             File.WriteAllText(Path.Combine(repository, ".gitignore"), ignoreLines);
-            Git(repository, "init", "-q");
-            Git(repository, "config", "user.email", "tests@example.invalid");
-            Git(repository, "config", "user.name", "tests");
+            GitCommand.Run(repository, "init", "-q");
+            GitCommand.Run(repository, "config", "user.email", "tests@example.invalid");
+            GitCommand.Run(repository, "config", "user.name", "tests");
         }
 
         return repository;
@@ -180,8 +180,8 @@ public sealed class CommittedPackagesTests
 
     private static void Commit(string repository)
     {
-        Git(repository, "add", "-A");
-        Git(repository, "commit", "-q", "-m", "adopted with git add -A");
+        GitCommand.Run(repository, "add", "-A");
+        GitCommand.Run(repository, "commit", "-q", "-m", "adopted with git add -A");
     }
 
     /// <summary>Each line as a user types it in a shell, in the repository.</summary>
@@ -192,12 +192,5 @@ public sealed class CommittedPackagesTests
             ProcessResult typed = ProcessRunner.Run("bash", ["-c", line], repository);
             Assert.IsTrue(typed.Succeeded, $"{line}:\n{typed.Output}");
         }
-    }
-
-    private static string Git(string repository, params string[] arguments)
-    {
-        ProcessResult git = ProcessRunner.Run("git", ["-C", repository, .. arguments]);
-        Assert.IsTrue(git.Succeeded, $"git {string.Join(' ', arguments)}:\n{git.Output}");
-        return git.Output;
     }
 }

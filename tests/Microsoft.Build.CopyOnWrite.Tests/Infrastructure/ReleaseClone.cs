@@ -30,10 +30,10 @@ public sealed class ReleaseClone
     {
         string folder = TestScratch.NewFolder("release-clone");
         string root = Path.Combine(folder, "repository");
-        Git(RepositoryLayout.Root, "clone", "--quiet", RepositoryLayout.Root, root);
+        GitCommand.Run(RepositoryLayout.Root, "clone", "--quiet", RepositoryLayout.Root, root);
 
         // Tracked and untracked files that git does not ignore, as they are now; tracked files deleted are deleted.
-        string listed = Git(RepositoryLayout.Root, "-c", "core.quotePath=false", "ls-files", "--cached", "--others", "--exclude-standard");
+        string listed = GitCommand.Run(RepositoryLayout.Root, "-c", "core.quotePath=false", "ls-files", "--cached", "--others", "--exclude-standard");
         foreach (string relative in listed.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Distinct())
         {
             string source = Path.Combine(RepositoryLayout.Root, relative);
@@ -49,19 +49,12 @@ public sealed class ReleaseClone
             }
         }
 
-        Git(root, "add", "--all");
-        Git(root, "-c", "user.name=Release clone", "-c", "user.email=release-clone@example.invalid", "commit", "--quiet", "--allow-empty", "-m", "The working tree under test");
-        Git(root, "remote", "set-url", "origin", originUrl);
-        string commit = Git(root, "rev-parse", "HEAD").Trim();
+        GitCommand.Run(root, "add", "--all");
+        GitCommand.Run(root, "-c", "user.name=Release clone", "-c", "user.email=release-clone@example.invalid", "commit", "--quiet", "--allow-empty", "-m", "The working tree under test");
+        GitCommand.Run(root, "remote", "set-url", "origin", originUrl);
+        string commit = GitCommand.Run(root, "rev-parse", "HEAD").Trim();
 
         (string packagePath, _) = SdkPackage.PackWithReleaseCommand(root, Path.Combine(folder, "packages"));
         return new ReleaseClone(root, commit, packagePath);
-    }
-
-    private static string Git(string workingDirectory, params string[] arguments)
-    {
-        ProcessResult git = ProcessRunner.Run("git", arguments, workingDirectory);
-        Assert.IsTrue(git.Succeeded, $"git {string.Join(' ', arguments)} failed:\n{git.Output}");
-        return git.Output;
     }
 }

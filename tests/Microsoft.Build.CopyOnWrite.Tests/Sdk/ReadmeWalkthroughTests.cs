@@ -29,7 +29,7 @@ public sealed class ReadmeWalkthroughTests
         string repository = xfs.NewFolder("newcomer");
         string packageCache = xfs.NewFolder("empty-package-cache");
         // A repository as a team has it: in git, with .NET's own ignore file (*.nupkg, packages/) and a `packages` line.
-        Git(repository, "init", "-q");
+        GitCommand.Run(repository, "init", "-q");
         ProcessResult ignoreFile = ProcessRunner.Run("dotnet", ["new", "gitignore"], repository, SdkPackage.BuildEnvironment, TimeSpan.FromMinutes(2));
         Assert.IsTrue(ignoreFile.Succeeded, ignoreFile.Output);
         File.AppendAllText(Path.Combine(repository, ".gitignore"), "\npackages\n");
@@ -76,10 +76,10 @@ public sealed class ReadmeWalkthroughTests
 
         // What the team commits is what CI gets: `git add -A`, a fresh clone, an empty package cache and CLI home, and
         // the README's CI line before the build.
-        Git(repository, "add", "-A");
-        Git(repository, "-c", "user.name=newcomer", "-c", "user.email=newcomer@example.invalid", "commit", "-q", "-m", "Adopt Microsoft.Build.CopyOnWrite");
+        GitCommand.Run(repository, "add", "-A");
+        GitCommand.Run(repository, "-c", "user.name=newcomer", "-c", "user.email=newcomer@example.invalid", "commit", "-q", "-m", "Adopt Microsoft.Build.CopyOnWrite");
         string clone = Path.Combine(xfs.NewFolder("ci"), "clone");
-        Git(repository, "clone", "-q", repository, clone);
+        GitCommand.Run(repository, "clone", "-q", repository, clone);
         var ci = SdkPackage.BuildEnvironment;
         ci["NUGET_PACKAGES"] = xfs.NewFolder("ci-empty-package-cache");
         ci["DOTNET_CLI_HOME"] = TestScratch.NewFolder("ci-home");
@@ -91,12 +91,6 @@ public sealed class ReadmeWalkthroughTests
         Assert.IsTrue(doctorOnCi.Succeeded, "the fresh clone restores the tool and the doctor finds it clones what it builds (exit 0):\n" + doctorOnCi.Output);
         Assert.IsTrue(buildOnCi.Succeeded, buildOnCi.Output);
         StringAssert.Matches(buildOnCi.Output, new Regex(@"CopyOnWrite build summary: cloned \d+ files"), "the clone builds with our Copy from an empty package cache:\n" + buildOnCi.Output);
-    }
-
-    private static void Git(string folder, params string[] arguments)
-    {
-        ProcessResult git = ProcessRunner.Run("git", ["-C", folder, .. arguments]);
-        Assert.IsTrue(git.Succeeded, $"git {string.Join(' ', arguments)}:\n{git.Output}");
     }
 
     /// <summary>The lines of a README block, run by bash in <paramref name="folder"/> as a user types them (set -e: the first failing line fails it).</summary>
