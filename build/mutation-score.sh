@@ -14,11 +14,12 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
 
 # name|file to mutate (a glob under src/Microsoft.Build.CopyOnWrite)|test-case filter: the classes that cover it
 targets=(
-  "settings|**/Settings/CopyOnWriteSettings.cs|FullyQualifiedName~.Tests.Settings."
-  "sources|**/Settings/CopySources.cs|FullyQualifiedName~.Tests.Task.CopyDataTests|FullyQualifiedName~.Tests.Doctor.DoctorCheckTests|FullyQualifiedName~.Tests.Settings."
-  "clonerule|**/Volumes/CloneRule.cs|FullyQualifiedName~.Tests.Volumes.LinuxVolumesTests|FullyQualifiedName~.Tests.Task.CopyDataTests|FullyQualifiedName~.Tests.Doctor.DoctorCheckTests"
-  "windows|**/Cloning/Windows/WindowsCloneDecisions.cs|FullyQualifiedName~.Tests.Cloning.Windows|FullyQualifiedName~.Tests.Cloning.EngineSeamFaultTests"
-  "ladder|**/Cloning/FallbackLadder.cs|FullyQualifiedName~.Tests.Cloning.FallbackLadderTests|FullyQualifiedName~.Tests.Cloning.EngineSeamFaultTests"
+  "pair|**/Task/PairDecision.cs|FullyQualifiedName~.Tests.Task.PairDecisionTests"
+  "settings|**/Settings/CopyOnWriteSettings.cs|FullyQualifiedName~.Tests.Settings.CopyOnWriteSettingsTests"
+  "sources|**/Settings/CopySources.cs|FullyQualifiedName~.Tests.Settings.CopySourcesTests|FullyQualifiedName~.Tests.Task.CopyDataTests|FullyQualifiedName~.Tests.Doctor.DoctorCheckTests"
+  "clonerule|**/Volumes/CloneRule.cs|FullyQualifiedName~.Tests.Volumes.LinuxVolumesTests|FullyQualifiedName~.Tests.Settings.CopySourcesTests|FullyQualifiedName~.Tests.Task.CopyDataTests|FullyQualifiedName~.Tests.Doctor.DoctorCheckTests"
+  "windows|**/Cloning/Windows/WindowsCloneDecisions.cs|FullyQualifiedName~.Tests.Cloning.Windows|FullyQualifiedName~.Tests.Cloning.CloneErrorsTests|FullyQualifiedName~.Tests.Cloning.EngineSeamFaultTests"
+  "ladder|**/Cloning/FallbackLadder.cs|FullyQualifiedName~.Tests.Cloning.FallbackLadderTests|FullyQualifiedName~.Tests.Cloning.FallbackLadderFaultTextTests|FullyQualifiedName~.Tests.Cloning.EngineSeamFaultTests"
 )
 wanted=("$@")
 trap '"$repo/build/sweep-test-volumes.sh"' EXIT
@@ -32,6 +33,11 @@ if [ -z "${COW_TEST_PACKAGES:-}" ]; then
   MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$repo/build/pack.sh" "$COW_TEST_PACKAGES" > "$repo/artifacts/mutation/pack.log" 2>&1 \
     || { cat "$repo/artifacts/mutation/pack.log"; echo "build/pack.sh failed" >&2; exit 1; }
 fi
+# Each test host finds MSBuild before test discovery loads the task assembly (build/mutation/StartupHook.cs: without
+# it Stryker never switches a mutant on, and every mutant survives).
+hook="$repo/artifacts/mutation/hook"
+dotnet build "$repo/build/mutation/MutationStartupHook.csproj" -c Release -nologo -v q -o "$hook" > "$repo/artifacts/mutation/hook.log" 2>&1 \
+  || { cat "$repo/artifacts/mutation/hook.log"; echo "building build/mutation/MutationStartupHook.csproj failed" >&2; exit 1; }
 status=0
 for target in "${targets[@]}"; do
   name="${target%%|*}"; rest="${target#*|}"; file="${rest%%|*}"; filter="${rest#*|}"
@@ -39,7 +45,7 @@ for target in "${targets[@]}"; do
   out="$repo/artifacts/mutation/$name"
   rm -rf "$out"; mkdir -p "$out"
   started=$SECONDS
-  (cd "$repo/tests/Microsoft.Build.CopyOnWrite.Tests" && dotnet stryker --project Microsoft.Build.CopyOnWrite.csproj --mutate "$file" \
+  (cd "$repo/tests/Microsoft.Build.CopyOnWrite.Tests" && DOTNET_STARTUP_HOOKS="$hook/MutationStartupHook.dll" dotnet stryker --project Microsoft.Build.CopyOnWrite.csproj --mutate "$file" \
       --test-case-filter "$filter" --configuration Release --output "$out" --reporter json --reporter html --reporter progress) > "$out/stryker.log" 2>&1 \
     || { echo "$name: dotnet stryker failed (see $out/stryker.log)"; tail -20 "$out/stryker.log"; status=1; continue; }
   report="$(find "$out" -name mutation-report.json | head -1)"
