@@ -111,8 +111,11 @@ internal sealed class CopyOnWriteSettings
     /// whenever a project file set a different value.
     /// </summary>
     public static CopyOnWriteSettings FromBuild(IBuildEngine? engine, Func<string, string?> environment, out string? problem)
+        => FromBuild((engine as IBuildEngine6)?.GetGlobalProperties(), environment, out problem);
+
+    /// <summary>As <see cref="FromBuild(IBuildEngine?, Func{string, string?}, out string?)"/>, given the build's global properties.</summary>
+    public static CopyOnWriteSettings FromBuild(IReadOnlyDictionary<string, string>? globalProperties, Func<string, string?> environment, out string? problem)
     {
-        IReadOnlyDictionary<string, string>? globalProperties = (engine as IBuildEngine6)?.GetGlobalProperties();
         string? Read(string name)
         {
             // MSBuild property names are case-insensitive; the dictionary MSBuild hands out may not be.
@@ -203,8 +206,10 @@ internal sealed class CopyOnWriteSettings
     }
 
     /// <summary>"/a", "C:\\a" or "\\\\server\\share"; not "a", "C:a" or "\\a", which depend on a current folder or drive.</summary>
-    public static bool IsFullPath(string path)
-        => RuntimeInformation.IsOSPlatform(OSPlatform.Windows)
+    public static bool IsFullPath(string path) => IsFullPath(path, RuntimeInformation.IsOSPlatform(OSPlatform.Windows));
+
+    public static bool IsFullPath(string path, bool onWindows)
+        => onWindows
             ? (path.Length >= 3 && path[1] == ':' && (path[2] == '\\' || path[2] == '/')) || path.StartsWith(@"\\", StringComparison.Ordinal) || path.StartsWith("//", StringComparison.Ordinal)
             : path.StartsWith("/", StringComparison.Ordinal);
 

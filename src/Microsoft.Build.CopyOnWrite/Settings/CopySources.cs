@@ -112,7 +112,6 @@ internal sealed class CopySources
     public static string? DotNetInstallation(Func<string, string?> environment)
         => environment("DOTNET_HOST_PATH") is { Length: > 0 } dotnet && Path.IsPathRooted(dotnet) ? Path.GetDirectoryName(dotnet) : null;
 
-    /// <summary>MSBuild on .NET runs from DOTNET/sdk/VERSION (the whole .NET installation is meant); MSBuild.exe from ...\MSBuild\Current\Bin[\amd64 or \arm64].</summary>
     private static AcceptedFolder? FindMSBuildInstallation()
     {
         string? assemblies = Path.GetDirectoryName(typeof(ITaskItem).Assembly.Location);
@@ -121,14 +120,24 @@ internal sealed class CopySources
             return null;
         }
 
-        var bin = new DirectoryInfo(assemblies!);
+        (string folder, SourceOrigin origin) = InstallationOf(assemblies!);
+        return new AcceptedFolder(folder, origin);
+    }
+
+    /// <summary>
+    /// The installation MSBuild's assemblies in <paramref name="assemblies"/> belong to: MSBuild on .NET runs from
+    /// DOTNET/sdk/VERSION (the whole .NET installation is meant); MSBuild.exe from ...\MSBuild\Current\Bin[\amd64 or \arm64].
+    /// </summary>
+    public static (string Folder, SourceOrigin Origin) InstallationOf(string assemblies)
+    {
+        var bin = new DirectoryInfo(assemblies);
         if (bin.Parent is { Name: "sdk", Parent: DirectoryInfo dotnetRoot })
         {
-            return new AcceptedFolder(dotnetRoot.FullName, SourceOrigin.DotNetInstallation);
+            return (dotnetRoot.FullName, SourceOrigin.DotNetInstallation);
         }
 
         DirectoryInfo folder = bin.Name is "amd64" or "arm64" && bin.Parent is not null ? bin.Parent : bin;
-        return new AcceptedFolder(folder.Name.Equals("Bin", StringComparison.OrdinalIgnoreCase) && folder.Parent?.Parent is DirectoryInfo msbuildRoot ? msbuildRoot.FullName : folder.FullName, SourceOrigin.MSBuildInstallation);
+        return (folder.Name.Equals("Bin", StringComparison.OrdinalIgnoreCase) && folder.Parent?.Parent is DirectoryInfo msbuildRoot ? msbuildRoot.FullName : folder.FullName, SourceOrigin.MSBuildInstallation);
     }
 
     /// <summary>Whether <paramref name="path"/> is <paramref name="folder"/> or lies below it (either may end with a separator).</summary>
