@@ -4,6 +4,7 @@
 #   build/test.sh --quick   the quick tier (CONTRIBUTING.md, "Testing"): the task's contract, the engines on real
 #                           XFS/btrfs/ext4 volumes, the fallback ladder, the parity suite's in-process cases and the
 #                           layout rules; no consumer builds, no packing, no Wine
+#   COW_COVERAGE=1 build/test.sh [--quick]   either, and the task assembly's line coverage after the summary
 # Run as root so the loop-mounted XFS/btrfs/ext4 tests can run; without root they are reported skipped.
 #
 # The suites run side by side in lanes, which share no volume: each test process makes its own loop file systems and
@@ -57,6 +58,10 @@ EOF
 chmod 755 "$results/bin" "$results/bin/dotnet"
 export PATH="$results/bin:$PATH"
 
+# COW_COVERAGE=1: each suite also records which lines of the task assembly its tests ran (coverlet.collector), and
+# build/coverage.py prints the merged coverage and the lines no test reached after the summary (docs/test-strength.md).
+coverage_include='DataCollectionRunSettings.DataCollectors.DataCollector.Configuration.Include=[Microsoft.Build.CopyOnWrite]*'
+
 times="$results/suite-times.txt" # one line per step: NAME SECONDS
 : > "$times"
 now() { date +%s%N; }
@@ -73,6 +78,7 @@ suite() {
   started="$(now)"
   local args=(test "$project" -c Release --no-build --nologo --logger "trx" --logger "console;verbosity=minimal" --results-directory "$results/$name")
   [ -n "$filter" ] && args+=(--filter "$filter")
+  [ "${COW_COVERAGE:-}" = 1 ] && args+=(--collect "XPlat Code Coverage" -- "$coverage_include" DataCollectionRunSettings.DataCollectors.DataCollector.Configuration.Format=cobertura)
   dotnet "${args[@]}" > "$log" 2>&1 || touch "$failed_marker"
   seconds="$(took "$name" "$started")"
   { flock 8; echo "=== $name ($seconds s)"; cat "$log"; } 8>"$results/print.lock"
@@ -145,4 +151,5 @@ status=0
 [ -e "$failed_marker" ] && status=1
 python3 "$repo/build/summarize-test-results.py" "$results" --times "$times" --commands "$commands" --wall "$((wall_tenths / 10)).$((wall_tenths % 10))" \
   "${names[@]}" summarize-test-results.tests || status=1
+[ "${COW_COVERAGE:-}" = 1 ] && { python3 "$repo/build/coverage.py" "$results" --out "$results/coverage.txt" || status=1; }
 exit $status
