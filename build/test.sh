@@ -40,7 +40,7 @@ sdk_routes_classes=(CloneInsteadOfLinksBuildTests GettingThePackageTests Summary
 sdk_routes="$(printf '|FullyQualifiedName~.Tests.Sdk.%s' "${sdk_routes_classes[@]}")"; sdk_routes="${sdk_routes#|}"
 sdk_others="$sdk_builds$(printf '&FullyQualifiedName!~.Tests.Sdk.%s' "${sdk_routes_classes[@]}")"
 # The quick tier's filters (MSTest --filter over class names): what they select is listed in CONTRIBUTING.md.
-quick_main="FullyQualifiedName~.Tests.Task.|FullyQualifiedName~.Tests.Cloning.|FullyQualifiedName~.Tests.Layout.|FullyQualifiedName~.Tests.Volumes.LinuxVolumesTests|FullyQualifiedName~.Tests.WindowsBenchmark."
+quick_main="FullyQualifiedName~.Tests.Task.|FullyQualifiedName~.Tests.Settings.CopyOnWriteSettingsTests|FullyQualifiedName~.Tests.Settings.CopySourcesTests|FullyQualifiedName~.Tests.Cloning.|FullyQualifiedName~.Tests.Layout.|FullyQualifiedName~.Tests.Volumes.LinuxVolumesTests|FullyQualifiedName~.Tests.WindowsBenchmark."
 quick_reliability="FullyQualifiedName!~SystemCallFaultTests&FullyQualifiedName!~ConcurrentCopyTests"
 
 # Every `dotnet` the run starts goes through a wrapper first on PATH that records its command line, so the summary can

@@ -80,6 +80,14 @@ public sealed class CloneErrorsTests
     [DataRow(1117, "ERROR_IO_DEVICE")]
     [DataRow(23, "ERROR_CRC")]
     [DataRow(1295, "ERROR_DISK_QUOTA_EXCEEDED")]
+    [DataRow(21, "ERROR_NOT_READY")]
+    [DataRow(27, "ERROR_SECTOR_NOT_FOUND")]
+    [DataRow(29, "ERROR_WRITE_FAULT")]
+    [DataRow(30, "ERROR_READ_FAULT")]
+    [DataRow(483, "ERROR_DEVICE_HARDWARE_ERROR")]
+    [DataRow(1167, "ERROR_DEVICE_NOT_CONNECTED")]
+    [DataRow(1392, "ERROR_FILE_CORRUPT")]
+    [DataRow(1393, "ERROR_DISK_CORRUPT")]
     public void A_Windows_device_or_space_error_of_a_clone_step_is_a_real_failure(int error, string name)
     {
         Assert.IsTrue(WindowsErrors.IsDeviceOrSpaceFailure(error), name);

@@ -89,23 +89,6 @@ public sealed class WindowsPathsAndErrorsTests
     }
 
     [TestMethod]
-    [DataRow(112)] // ERROR_DISK_FULL
-    [DataRow(39)]  // ERROR_HANDLE_DISK_FULL
-    [DataRow(1295)] // ERROR_DISK_QUOTA_EXCEEDED
-    [DataRow(21)]  // ERROR_NOT_READY
-    [DataRow(23)]  // ERROR_CRC
-    [DataRow(27)]  // ERROR_SECTOR_NOT_FOUND
-    [DataRow(29)]  // ERROR_WRITE_FAULT
-    [DataRow(30)]  // ERROR_READ_FAULT
-    [DataRow(483)] // ERROR_DEVICE_HARDWARE_ERROR
-    [DataRow(1117)] // ERROR_IO_DEVICE
-    [DataRow(1167)] // ERROR_DEVICE_NOT_CONNECTED
-    [DataRow(1392)] // ERROR_FILE_CORRUPT
-    [DataRow(1393)] // ERROR_DISK_CORRUPT
-    public void A_failing_disk_or_a_full_one_is_never_a_reason_to_copy_instead(int error)
-        => Assert.IsTrue(WindowsErrors.IsDeviceOrSpaceFailure(error), $"error {error}");
-
-    [TestMethod]
     public void A_volume_stays_known_while_others_are_asked_and_one_that_could_not_be_queried_is_asked_again()
     {
         var cache = new WindowsVolumeCache(new CloneCapabilityCache());
