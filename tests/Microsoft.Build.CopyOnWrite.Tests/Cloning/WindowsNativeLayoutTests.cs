@@ -137,6 +137,10 @@ public sealed class WindowsNativeLayoutTests
     [DataRow(@"\\?\UNC\server\share\App.dll", false)]
     [DataRow(@"\\?\UNC\server\share\App.dll:s", true)]
     [DataRow(@"C:App.dll", false)]
+    [DataRow(@":a", true)]
+    [DataRow(@"\\.\C:\a", false)]
+    [DataRow(@"\\.\C:\a:s", true)]
+    [DataRow(@"C:", false)]
     public void A_stream_is_a_colon_after_the_root(string path, bool namesAStream)
     {
         Assert.AreEqual(namesAStream, WindowsPaths.NamesAStream(path));

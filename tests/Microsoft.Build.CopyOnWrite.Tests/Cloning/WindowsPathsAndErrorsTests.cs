@@ -7,7 +7,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Cloning;
 
 /// <summary>
 /// The Windows rules written out so they hold on any OS (src/Microsoft.Build.CopyOnWrite/Cloning/Windows/
-/// WindowsCloneDecisions.cs): how long a path's root is, what a stream name is, where the temporary file goes, and
+/// WindowsCloneDecisions.cs): how long a path's root is (stream names are WindowsNativeLayoutTests'), where the temporary file goes, and
 /// which exception, with which text, a Win32 error becomes (the stock task's messages come from .NET's own).
 /// </summary>
 [TestClass]
@@ -39,14 +39,6 @@ public sealed class WindowsPathsAndErrorsTests
     [DataRow(@"\\\a\b", 5)]
     public void The_root_of_a_path(string path, int length)
         => Assert.AreEqual(length, WindowsPaths.RootLength(path), path);
-
-    [TestMethod]
-    [DataRow(@":a", true)]
-    [DataRow(@"\\.\C:\a", false)]
-    [DataRow(@"\\.\C:\a:s", true)]
-    [DataRow(@"C:", false)]
-    public void A_stream_name_is_a_colon_after_the_root_whatever_the_root(string path, bool namesAStream)
-        => Assert.AreEqual(namesAStream, WindowsPaths.NamesAStream(path), path);
 
     [TestMethod]
     [DataRow(@"App.dll", "")]
