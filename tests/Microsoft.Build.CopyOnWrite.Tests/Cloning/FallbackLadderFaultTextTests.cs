@@ -45,11 +45,13 @@ public sealed class FallbackLadderFaultTextTests
     [TestMethod]
     public void A_fault_names_the_engine_method_that_was_running_and_the_helper_that_threw()
     {
-        Exception inHelper = Thrown(() => new ThrowingEngine(throwInHelper: true).CloneOrCopy("s", "d", CancellationToken.None));
-        Exception inEngine = Thrown(() => new ThrowingEngine(throwInHelper: false).CloneOrCopy("s", "d", CancellationToken.None));
+        Exception inHelper = Thrown(() => new ThrowingEngine(Thrower.Helper).CloneOrCopy("s", "d", CancellationToken.None));
+        Exception inEngine = Thrown(() => new ThrowingEngine(Thrower.Engine).CloneOrCopy("s", "d", CancellationToken.None));
+        Exception inEngineStep = Thrown(() => new ThrowingEngine(Thrower.EngineStep).CloneOrCopy("s", "d", CancellationToken.None));
 
         Assert.AreEqual("our engine failed at ThrowingEngine.CloneOrCopy (in NotAnEngine.Throw): IOException 0x00000005: disk said no", EngineFault.From(inHelper).Describe());
         Assert.AreEqual("our engine failed at ThrowingEngine.CloneOrCopy: IOException 0x00000005: disk said no", EngineFault.From(inEngine).Describe());
+        Assert.AreEqual("our engine failed at ThrowingEngine.CopyContent: IOException 0x00000005: disk said no", EngineFault.From(inEngineStep).Describe(), "the innermost engine method, as LinuxCloneEngine's steps");
     }
 
     [TestMethod]
@@ -75,18 +77,28 @@ public sealed class FallbackLadderFaultTextTests
         throw new AssertFailedException("nothing was thrown");
     }
 
-    private sealed class ThrowingEngine(bool throwInHelper) : ICloneEngine
+    private enum Thrower { Engine, EngineStep, Helper }
+
+    private sealed class ThrowingEngine(Thrower thrower) : ICloneEngine
     {
         [MethodImpl(MethodImplOptions.NoInlining)]
         public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
         {
-            if (throwInHelper)
+            switch (thrower)
             {
-                NotAnEngine.Throw();
+                case Thrower.Helper:
+                    NotAnEngine.Throw();
+                    break;
+                case Thrower.EngineStep:
+                    CopyContent();
+                    break;
             }
 
             throw new IOException("disk said no", 5);
         }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void CopyContent() => throw new IOException("disk said no", 5);
     }
 
     private static class NotAnEngine

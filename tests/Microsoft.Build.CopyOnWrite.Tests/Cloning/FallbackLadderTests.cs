@@ -317,6 +317,132 @@ public sealed class FallbackLadderTests
     }
 
     [TestMethod]
+    public void A_build_cancelled_while_the_engine_failed_stops_there_nothing_is_copied_below_it()
+    {
+        string folder = TestScratch.NewFolder("ladder-cancel-fault");
+        string source = TestFiles.Write(folder, "a.dll", 1_000);
+        string destination = Path.Combine(folder, "out.dll");
+        using var build = new CancellationTokenSource();
+        var ladder = new FallbackLadder(new FailingEngine(new IOException("Unknown error 4242", 4242), cancelFirst: build), new PlainFiles());
+
+        Assert.ThrowsExactly<OperationCanceledException>(() => ladder.CloneOrCopy(source, destination, build.Token));
+
+        Assert.IsFalse(File.Exists(destination));
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    [TestMethod]
+    public void A_build_cancelled_between_the_rungs_keeps_the_old_destination()
+    {
+        string folder = TestScratch.NewFolder("ladder-cancel-rungs");
+        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 12);
+        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 13);
+        byte[] old = File.ReadAllBytes(destination);
+        using var build = new CancellationTokenSource();
+        var plain = new RefusingPlainFiles(new PlainFiles()) { RefuseReplace = true, OnRefusedReplace = build.Cancel };
+
+        Assert.ThrowsExactly<OperationCanceledException>(() => new FallbackLadder(new FailingEngine(new InvalidOperationException("x")), plain).CloneOrCopy(source, destination, build.Token));
+
+        CollectionAssert.AreEqual(old, File.ReadAllBytes(destination), "not deleted for the stock task's way once the build is ending");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    [TestMethod]
+    public void A_new_destination_whose_rename_is_refused_is_copied_to_its_name()
+    {
+        string folder = TestScratch.NewFolder("ladder-rename-new");
+        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 14);
+        File.SetAttributes(source, FileAttributes.ReadOnly);
+        string destination = Path.Combine(folder, "out.dll");
+        var plain = new RefusingPlainFiles(new PlainFiles()) { RefuseReplace = true };
+
+        CloneResult result = new FallbackLadder(new FailingEngine(new InvalidOperationException("x")), plain).CloneOrCopy(source, destination, CancellationToken.None);
+
+        Assert.IsTrue(TestFiles.SameBytes(source, destination));
+        Assert.IsFalse(result.WrittenInPlace, "no old file was there to lose");
+        StringAssert.Contains(result.Detail, "so it was copied to its name");
+        Assert.AreEqual((FileAttributes)0, File.GetAttributes(destination) & FileAttributes.ReadOnly, "owner-writable on this rung too, as the stock task's copy");
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    [TestMethod]
+    public void A_read_error_in_the_content_fails_the_file_with_it_and_keeps_the_old_destination()
+    {
+        string folder = TestScratch.NewFolder("ladder-read-error");
+        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 15);
+        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 16);
+        byte[] old = File.ReadAllBytes(destination);
+        var plain = new RefusingPlainFiles(new PlainFiles()) { ReadError = true };
+
+        var e = Assert.ThrowsExactly<IOException>(() => new FallbackLadder(new FailingEngine(new InvalidOperationException("x")), plain).CloneOrCopy(source, destination, CancellationToken.None));
+
+        Assert.AreEqual(5, e.HResult, "the stock task's copy reads the same bytes and meets the same error");
+        CollectionAssert.AreEqual(old, File.ReadAllBytes(destination), "the folder takes new files: the content failed, so nothing is deleted");
+    }
+
+    [TestMethod]
+    public void In_a_folder_that_takes_no_new_file_a_source_that_cannot_be_read_fails_first_and_the_destination_stays()
+    {
+        string folder = TestScratch.NewFolder("ladder-source-first");
+        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 17);
+        byte[] old = File.ReadAllBytes(destination);
+        var plain = new RefusingPlainFiles(new PlainFiles()) { RefuseNewFiles = true };
+        var ladder = new FallbackLadder(new FailingEngine(new InvalidOperationException("x")), plain);
+
+        Assert.ThrowsExactly<FileNotFoundException>(() => ladder.CloneOrCopy(Path.Combine(folder, "gone.dll"), destination, CancellationToken.None));
+
+        CollectionAssert.AreEqual(old, File.ReadAllBytes(destination), "never deleted for a copy that could not have been made");
+    }
+
+    [TestMethod]
+    public void A_volume_that_fills_at_the_rename_fails_with_its_own_error_and_keeps_the_old_destination()
+    {
+        string folder = TestScratch.NewFolder("ladder-full-rename");
+        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 18);
+        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 19);
+        byte[] old = File.ReadAllBytes(destination);
+        var plain = new RefusingPlainFiles(new PlainFiles()) { FullVolumeAtRename = true };
+
+        var e = Assert.ThrowsExactly<IOException>(() => new FallbackLadder(new FailingEngine(new InvalidOperationException("x")), plain).CloneOrCopy(source, destination, CancellationToken.None));
+
+        Assert.AreEqual(28, e.HResult);
+        CollectionAssert.AreEqual(old, File.ReadAllBytes(destination));
+        CollectionAssert.AreEqual(Array.Empty<string>(), TestFiles.TemporaryLeftovers(folder));
+    }
+
+    [TestMethod]
+    public void After_a_fault_each_file_asks_for_its_volumes_once()
+    {
+        string folder = TestScratch.NewFolder("ladder-volume-questions");
+        string source = TestFiles.Write(folder, "a.dll", 1_000);
+        var plain = new RefusingPlainFiles(new PlainFiles());
+        var ladder = new FallbackLadder(new FailingEngine(new IOException("Unknown error 4242", 4242)), plain);
+
+        for (int i = 0; i < FallbackLadder.FaultsBeforeSkipping; i++)
+        {
+            ladder.CloneOrCopy(source, Path.Combine(folder, $"out{i}.dll"), CancellationToken.None);
+            Assert.AreEqual(i + 1, plain.VolumeQuestions, "one question per file: the answer taken before the engine is the one its fault is counted under");
+        }
+    }
+
+    [TestMethod]
+    public void Faults_between_volumes_that_cannot_be_named_are_not_counted_the_engine_is_asked_again()
+    {
+        string folder = TestScratch.NewFolder("ladder-volumes-unknown");
+        string source = TestFiles.Write(folder, "a.dll", 1_000);
+        var engine = new FailingEngine(new IOException("Unknown error 4242", 4242));
+        var ladder = new FallbackLadder(engine, new RefusingPlainFiles(new PlainFiles()) { VolumesUnknown = true });
+
+        for (int i = 0; i < 5; i++)
+        {
+            Assert.AreEqual(FallbackReason.EngineFailed, ladder.CloneOrCopy(source, Path.Combine(folder, $"out{i}.dll"), CancellationToken.None).Reason);
+        }
+
+        Assert.AreEqual(5, engine.Calls);
+        Assert.IsTrue(TestFiles.SameBytes(source, Path.Combine(folder, "out4.dll")));
+    }
+
+    [TestMethod]
     public void An_engine_that_cannot_be_made_gives_the_copy_only_engine_inside_the_ladder_and_says_why()
     {
         ICloneEngine engine = CloneEngines.CreateOrCopyOnly(
@@ -366,14 +492,20 @@ public sealed class FallbackLadderTests
     private sealed class FailingEngine : ICloneEngine
     {
         private readonly Exception? _fault;
+        private readonly CancellationTokenSource? _cancelFirst;
 
-        public FailingEngine(Exception? fault) => _fault = fault;
+        public FailingEngine(Exception? fault, CancellationTokenSource? cancelFirst = null)
+        {
+            _fault = fault;
+            _cancelFirst = cancelFirst;
+        }
 
         public int Calls { get; private set; }
 
         public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
         {
             Calls++;
+            _cancelFirst?.Cancel();
             if (_fault is not null)
             {
                 throw _fault;
@@ -400,7 +532,19 @@ public sealed class FallbackLadderTests
 
         public bool FullVolume { get; set; }
 
+        public bool FullVolumeAtRename { get; set; }
+
+        /// <summary>Every copy fails reading the content, before it makes its file (EIO).</summary>
+        public bool ReadError { get; set; }
+
+        public bool VolumesUnknown { get; set; }
+
+        /// <summary>Run where a refused rename is refused: a build cancelled between the rungs.</summary>
+        public Action? OnRefusedReplace { get; set; }
+
         public int Calls { get; private set; }
+
+        public int VolumeQuestions { get; private set; }
 
         public void CopyFile(string sourcePath, string destinationPath, bool overwrite)
         {
@@ -409,6 +553,11 @@ public sealed class FallbackLadderTests
             {
                 File.WriteAllBytes(destinationPath, new byte[10]); // made, then the disk filled
                 throw new IOException($"No space left on device : '{destinationPath}'", 28);
+            }
+
+            if (ReadError)
+            {
+                throw new IOException($"Input/output error : '{sourcePath}'", 5);
             }
 
             if (RefuseNewFiles && !File.Exists(destinationPath))
@@ -422,8 +571,14 @@ public sealed class FallbackLadderTests
         public void Replace(string temporaryPath, string destinationPath)
         {
             Ask();
+            if (FullVolumeAtRename)
+            {
+                throw new IOException($"No space left on device : '{destinationPath}'", 28);
+            }
+
             if (RefuseReplace)
             {
+                OnRefusedReplace?.Invoke();
                 throw new IOException("Operation not permitted (refused by the test)", 1);
             }
 
@@ -467,7 +622,12 @@ public sealed class FallbackLadderTests
 
         public string TemporaryPathBeside(string destinationPath) => Ask() ? _real.TemporaryPathBeside(destinationPath) : string.Empty;
 
-        public VolumePair VolumesOf(string sourcePath, string destinationPath) => Ask() ? _real.VolumesOf(sourcePath, destinationPath) : default;
+        public VolumePair VolumesOf(string sourcePath, string destinationPath)
+        {
+            Ask();
+            VolumeQuestions++;
+            return VolumesUnknown ? throw new IOException("Input/output error (volumes refused by the test)", 5) : _real.VolumesOf(sourcePath, destinationPath);
+        }
 
         private bool Ask()
         {
