@@ -25,7 +25,7 @@ def merge(results: pathlib.Path) -> dict[str, dict[int, bool]]:
         sources = [source.text or "" for source in root.iter("source")]
         for cls in root.iter("class"):
             name = cls.get("filename", "")
-            if "/obj/" in name.replace("\\", "/"):
+            if "/obj/" in "/" + name.replace("\\", "/"):
                 continue  # generated at build time (the P/Invoke marshalling stubs): not ours to test
             path = next((str(pathlib.Path(s) / name) for s in sources if (pathlib.Path(s) / name).exists()), name)
             lines = reached[path]

@@ -78,8 +78,16 @@ suite() {
   started="$(now)"
   local args=(test "$project" -c Release --no-build --nologo --logger "trx" --logger "console;verbosity=minimal" --results-directory "$results/$name")
   [ -n "$filter" ] && args+=(--filter "$filter")
-  [ "${COW_COVERAGE:-}" = 1 ] && args+=(--collect "XPlat Code Coverage" -- "$coverage_include" DataCollectionRunSettings.DataCollectors.DataCollector.Configuration.Format=cobertura)
+  if [ "${COW_COVERAGE:-}" = 1 ]; then
+    # coverlet instruments the task assembly in the test output folder, in place: the main suite's three lanes would
+    # rewrite one file under each other's test hosts (TypeLoadException, crashed hosts), so each runs from its own copy.
+    local output
+    output="$(dirname "$project")/bin/Release/coverage-$name"
+    rm -rf "$output" && cp -a "$(dirname "$project")/bin/Release/net10.0" "$output"
+    args+=(-p:OutputPath="$output/" --collect "XPlat Code Coverage" -- "$coverage_include" DataCollectionRunSettings.DataCollectors.DataCollector.Configuration.Format=cobertura)
+  fi
   dotnet "${args[@]}" > "$log" 2>&1 || touch "$failed_marker"
+  [ "${COW_COVERAGE:-}" = 1 ] && rm -rf "$output"
   seconds="$(took "$name" "$started")"
   { flock 8; echo "=== $name ($seconds s)"; cat "$log"; } 8>"$results/print.lock"
 }
