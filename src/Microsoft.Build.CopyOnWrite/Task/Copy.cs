@@ -133,7 +133,6 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
                 FailIfNotIncremental: FailIfNotIncremental,
                 HardLinks: UseHardlinksIfPossible,
                 SymbolicLinks: _useSymboliclinksIfPossible ?? _environment("MSBuildUseSymboliclinksIfPossible") is not null,
-                ErrorIfLinkFails: ErrorIfLinkFails,
                 OverwriteReadOnly: OverwriteReadOnlyFiles || _environment("MSBUILDALWAYSOVERWRITEREADONLYFILES") is not null,
                 CopyWithoutDelete: _environment("MSBUILDCOPYWITHOUTDELETE") == "1",
                 CloneInsteadOfLinks: settings.InsteadOfLinks,

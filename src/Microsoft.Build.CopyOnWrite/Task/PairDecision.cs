@@ -11,7 +11,6 @@ internal readonly record struct PairOptions(
     bool FailIfNotIncremental = false,
     bool HardLinks = false,
     bool SymbolicLinks = false,
-    bool ErrorIfLinkFails = false,
     bool OverwriteReadOnly = false,
     bool CopyWithoutDelete = false,
     bool CloneInsteadOfLinks = false,
