@@ -287,10 +287,7 @@ public sealed class FallbackLadderTests
     [TestMethod]
     public void A_full_volume_fails_with_its_own_error_and_keeps_the_old_destination_whole()
     {
-        string folder = TestScratch.NewFolder("ladder-full");
-        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 9);
-        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 10);
-        byte[] old = File.ReadAllBytes(destination);
+        (string folder, string source, string destination, byte[] old) = SourceAndOlderDestination("ladder-full");
         var plain = new RefusingPlainFiles(new PlainFiles()) { FullVolume = true };
         var ladder = new FallbackLadder(new FailingEngine(new IOException("No space left on device", 28)), plain);
 
@@ -334,10 +331,7 @@ public sealed class FallbackLadderTests
     [TestMethod]
     public void A_build_cancelled_between_the_rungs_keeps_the_old_destination()
     {
-        string folder = TestScratch.NewFolder("ladder-cancel-rungs");
-        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 12);
-        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 13);
-        byte[] old = File.ReadAllBytes(destination);
+        (string folder, string source, string destination, byte[] old) = SourceAndOlderDestination("ladder-cancel-rungs");
         using var build = new CancellationTokenSource();
         var plain = new RefusingPlainFiles(new PlainFiles()) { RefuseReplace = true, OnRefusedReplace = build.Cancel };
 
@@ -368,10 +362,7 @@ public sealed class FallbackLadderTests
     [TestMethod]
     public void A_read_error_in_the_content_fails_the_file_with_it_and_keeps_the_old_destination()
     {
-        string folder = TestScratch.NewFolder("ladder-read-error");
-        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 15);
-        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 16);
-        byte[] old = File.ReadAllBytes(destination);
+        (_, string source, string destination, byte[] old) = SourceAndOlderDestination("ladder-read-error");
         var plain = new RefusingPlainFiles(new PlainFiles()) { ReadError = true };
 
         var e = Assert.ThrowsExactly<IOException>(() => new FallbackLadder(new FailingEngine(new InvalidOperationException("x")), plain).CloneOrCopy(source, destination, CancellationToken.None));
@@ -397,10 +388,7 @@ public sealed class FallbackLadderTests
     [TestMethod]
     public void A_volume_that_fills_at_the_rename_fails_with_its_own_error_and_keeps_the_old_destination()
     {
-        string folder = TestScratch.NewFolder("ladder-full-rename");
-        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 18);
-        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 19);
-        byte[] old = File.ReadAllBytes(destination);
+        (string folder, string source, string destination, byte[] old) = SourceAndOlderDestination("ladder-full-rename");
         var plain = new RefusingPlainFiles(new PlainFiles()) { FullVolumeAtRename = true };
 
         var e = Assert.ThrowsExactly<IOException>(() => new FallbackLadder(new FailingEngine(new InvalidOperationException("x")), plain).CloneOrCopy(source, destination, CancellationToken.None));
@@ -477,6 +465,15 @@ public sealed class FallbackLadderTests
         Assert.IsTrue(TestFiles.SameBytes(source, Path.Combine(folder, "out.dll")));
         Assert.AreEqual(FallbackReason.PlatformCannotClone, result.Reason);
         StringAssert.Contains(result.Detail, "our clone engine could not start");
+    }
+
+    /// <summary>In a new folder, a source and a destination with other bytes, and those bytes as they were.</summary>
+    private static (string Folder, string Source, string Destination, byte[] Old) SourceAndOlderDestination(string purpose)
+    {
+        string folder = TestScratch.NewFolder(purpose);
+        string source = TestFiles.Write(folder, "a.dll", 3_000, seed: 1);
+        string destination = TestFiles.Write(folder, "out.dll", 8_000, seed: 2);
+        return (folder, source, destination, File.ReadAllBytes(destination));
     }
 
     /// <summary>A ladder over an engine that fails every file with an unknown error, forgetting on <paramref name="clock"/> (30 s).</summary>
