@@ -13,13 +13,18 @@ namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
 /// Several build nodes copying onto one destination at once (4 threads x 25 copies, as issue 13 measured), alone
 /// and with a program reading the destination the whole time under each share mode. Ours may not fail more than 3 of
 /// the 100 copies more than the stock task in the same run, and where a rename can replace the destination a reader
-/// never sees a partial file from ours.
+/// never sees a partial file from ours. The two tasks take turns, a few copies each, so that whatever else loads the
+/// machine during the run weighs on both alike.
 /// </summary>
 internal static class ConcurrentWriters
 {
     private const int Writers = 4;
     private const int CopiesPerWriter = 25;
     private const int SourceBytes = 1 << 20;
+
+    /// <summary>Each task's copies run in this many turns (4 writers x 5 copies each), stock and ours alternating.</summary>
+    private const int Turns = 5;
+    private const int CopiesPerTurn = CopiesPerWriter / Turns;
 
     /// <summary>Issue 25's bar: at most 3 of the 100 copies more failures than the stock task's in the same run.</summary>
     private const int AllowedExtraFailures = 3;
@@ -35,8 +40,16 @@ internal static class ConcurrentWriters
                 throw new SkippedException(Scenarios.WineLacksPosixDeleteAndRename);
             }
 
-            Tally stock = Measure(Path.Combine(scratch, "concurrent-stock"), reader, () => TaskDriver.CreateStockCopy());
-            Tally ours = Measure(Path.Combine(scratch, "concurrent-ours"), reader, () => new Copy(engine: null, environment: Environment.GetEnvironmentVariable));
+            var stock = new Tally();
+            var ours = new Tally();
+            for (int turn = 0; turn < Turns; turn++)
+            {
+                // Who goes first alternates too: a turn right after the other task's leaves the disk and caches busier.
+                bool stockFirst = turn % 2 == 0;
+                Measure(Path.Combine(scratch, "concurrent"), reader, stockFirst ? stock : ours, stockFirst ? StockCopy : OurCopy);
+                Measure(Path.Combine(scratch, "concurrent"), reader, stockFirst ? ours : stock, stockFirst ? OurCopy : StockCopy);
+            }
+
             log.Line($"stock: {stock}");
             log.Line($"ours:  {ours}");
             // Issue 25: no failure where the stock task succeeds. Ours may fail a few more copies than the stock task in one
@@ -57,13 +70,17 @@ internal static class ConcurrentWriters
             Check.That(ours.FinalIsWhole, $"the destination is not one of the sources after ours: {ours}");
         }));
 
+    private static object StockCopy() => TaskDriver.CreateStockCopy();
+
+    private static object OurCopy() => new Copy(engine: null, environment: Environment.GetEnvironmentVariable);
+
     private sealed class Tally
     {
         public int Failures;
         public int Reads;
         public int PartialReads;
         public int ReadsRefused;
-        public bool FinalIsWhole;
+        public bool FinalIsWhole = true; // after every turn
         public readonly ConcurrentDictionary<string, int> Codes = new();
 
         public override string ToString()
@@ -71,7 +88,8 @@ internal static class ConcurrentWriters
                + $"reads {Reads} (partial {PartialReads}, refused {ReadsRefused}); final destination is one of the sources: {FinalIsWhole}";
     }
 
-    private static Tally Measure(string root, FileShare? readerShare, Func<object> newTask)
+    /// <summary>One turn: <see cref="Writers"/> writers copy onto one destination <see cref="CopiesPerTurn"/> times each.</summary>
+    private static void Measure(string root, FileShare? readerShare, Tally tally, Func<object> newTask)
     {
         WindowsTree.Delete(root);
         Directory.CreateDirectory(root);
@@ -87,13 +105,12 @@ internal static class ConcurrentWriters
         string destination = Path.Combine(root, "out", "destination.bin");
         Directory.CreateDirectory(Path.GetDirectoryName(destination)!);
         File.WriteAllBytes(destination, sources[0]);
-        var tally = new Tally();
         using var done = new CancellationTokenSource();
         // Pool threads, not Threads of their own: see WindowsParityHarness.RunSide.
         Task? reader = readerShare is FileShare share ? Task.Factory.StartNew(() => Read(destination, share, sources, tally, done.Token), TaskCreationOptions.None) : null;
         var writers = Enumerable.Range(0, Writers).Select(i => Task.Run(() =>
         {
-            for (int n = 0; n < CopiesPerWriter; n++)
+            for (int n = 0; n < CopiesPerTurn; n++)
             {
                 TaskRunResult result = TaskDriver.Run(newTask(), new Dictionary<string, object?>
                 {
@@ -117,9 +134,8 @@ internal static class ConcurrentWriters
         done.Cancel();
         reader?.Wait();
         byte[]? final = File.Exists(destination) ? File.ReadAllBytes(destination) : null;
-        tally.FinalIsWhole = final is not null && sources.Any(s => s.AsSpan().SequenceEqual(final));
+        tally.FinalIsWhole &= final is not null && sources.Any(s => s.AsSpan().SequenceEqual(final));
         WindowsTree.Delete(root);
-        return tally;
     }
 
     private static void Read(string path, FileShare share, List<byte[]> sources, Tally tally, CancellationToken done)
