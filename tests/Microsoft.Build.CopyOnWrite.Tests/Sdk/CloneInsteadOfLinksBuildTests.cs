@@ -13,7 +13,9 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 /// With CopyOnWriteInsteadOfLinks=true the outputs are clones (one name, extents shared with their sources, by
 /// FIEMAP) and nothing a later step writes reaches the package cache; MSBuild's own Copy with the same links makes
 /// hard links into the cache, and a write into the output changes the cache, as dotnet/msbuild#8273 reports. The builds
-/// run in this process (<see cref="InProcessBuild"/>): the question is what our targets and task do.
+/// run in this process (<see cref="InProcessBuild"/>): the question is what our targets and task do. Each case runs on
+/// one file system that clones, the two taking turns: XFS and btrfs clone through the same ioctl, which the engine's
+/// tests prove on both; the stock task's hard links are the same on either.
 /// </summary>
 [TestClass]
 public sealed class CloneInsteadOfLinksBuildTests
@@ -22,7 +24,6 @@ public sealed class CloneInsteadOfLinksBuildTests
 
     [TestMethod]
     [DataRow("xfs")]
-    [DataRow("btrfs")]
     public void With_the_setting_a_build_that_asks_for_links_clones_and_the_package_cache_survives_writes_and_the_version_bump_of_8273(string kind)
     {
         using LoopFileSystem volume = LoopFileSystems.RequireNew(kind, VolumeMiB, LoopFileSystems.KeptFolder);
@@ -63,7 +64,6 @@ public sealed class CloneInsteadOfLinksBuildTests
     }
 
     [TestMethod]
-    [DataRow("xfs")]
     [DataRow("btrfs")]
     public void Built_with_links_then_with_the_setting_on_the_command_line_without_cleaning_the_links_become_clones_and_the_package_cache_is_untouched(string kind)
     {
@@ -148,7 +148,6 @@ public sealed class CloneInsteadOfLinksBuildTests
 
     [TestMethod]
     [DataRow("xfs")]
-    [DataRow("btrfs")]
     public void MSBuilds_own_Copy_with_the_same_links_writes_into_the_package_cache_through_the_output_but_not_in_the_sequence_of_8273(string kind)
     {
         // Observed facts about the stock task, for docs/links.md: what the setting protects from.
