@@ -146,8 +146,9 @@ public sealed partial class Copy
             return options.RetryAccessDenied;
         }
 
-        // A destination folder that is a file will not become a folder by waiting.
-        return !(DestinationFolder is not null && File.Exists(DestinationFolder.ItemSpec));
+        // A destination folder that is a file will not become a folder by waiting. Its full path, not its spec: under -mt
+        // the process's current directory is not the project's.
+        return !(_destinationFolderPath is not null && File.Exists(_destinationFolderPath));
     }
 
     /// <summary>One attempt: the checks, the destination's folder, then the link, clone or copy PairDecision chose.</summary>

@@ -40,6 +40,8 @@ public sealed partial class Copy
             // Each pair reports it (MSB3021) when it resolves its own destination, as the stock task does.
         }
 
+        _destinationFolderPath = folderPath;
+
         foreach (ITaskItem source in sources)
         {
             if (!TryAddFolderPair(source, null, source, folder, folderPath, Path.GetFileName(source.ItemSpec), pairs, destinations))

@@ -37,6 +37,9 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     private readonly ICloneEngine _engine;
     private readonly Func<string, string?> _environment;
     private CopySummary _summary = new();
+
+    /// <summary>DestinationFolder's full path, against its project's folder (null without one or when it is no valid path).</summary>
+    private string? _destinationFolderPath;
     private int _failures;
     private CopyOptions _options;
     private bool? _useSymboliclinksIfPossible;

@@ -85,6 +85,33 @@ public sealed class TaskFlavourTests
         Assert.AreEqual(1, new BuildLog(build.Output).SummaryLines.Count(line => line.StartsWith("CopyOnWrite: copied 1 file", StringComparison.Ordinal)), build.Output);
     }
 
+    /// <summary>
+    /// Under -mt the process's current directory is where the build started, not the project's folder: a relative
+    /// DestinationFolder that is a file in the project's folder is known as one there (no retry can make it a folder),
+    /// as the stock task knows it in a build whose current directory is the project's.
+    /// </summary>
+    [TestMethod]
+    public void Under_mt_a_relative_DestinationFolder_that_is_a_file_of_the_project_fails_at_once_without_retries()
+    {
+        string started = TestScratch.NewFolder("mt-relative-folder");
+        string projectFolder = Directory.CreateDirectory(Path.Combine(started, "project")).FullName;
+        File.WriteAllText(Path.Combine(projectFolder, "a.txt"), "payload");
+        File.WriteAllText(Path.Combine(projectFolder, "out"), "a file where the folder should be");
+        File.WriteAllText(Path.Combine(projectFolder, "copy.proj"), $"""
+            <Project>
+              <UsingTask TaskName="Copy" AssemblyFile="{Path.Combine(Extracted, SdkPackage.TaskAssemblyForThisMachine("tools/multithreaded/net10.0"))}" />
+              <Target Name="Build"><Copy SourceFiles="a.txt" DestinationFolder="out" Retries="2" RetryDelayMilliseconds="10" /></Target>
+            </Project>
+            """);
+
+        ProcessResult build = SdkPackage.TryDotnet(started, ["msbuild", Path.Combine("project", "copy.proj"), "-mt", "-nologo", "-nr:false"]);
+
+        Assert.IsFalse(build.Succeeded, build.Output);
+        StringAssert.Contains(build.Output, "error MSB3021");
+        Assert.IsFalse(build.Output.Contains("MSB3026", StringComparison.Ordinal) || build.Output.Contains("MSB3027", StringComparison.Ordinal), "retried a folder that is a file:\n" + build.Output);
+        Assert.AreEqual("a file where the folder should be", File.ReadAllText(Path.Combine(projectFolder, "out")));
+    }
+
     [TestMethod]
     [DataRow(MultiThreaded)]
     [DataRow(MultiThreadedForMSBuildExe)]
