@@ -21,10 +21,10 @@ internal sealed class MacPlatform : IMeasurementPlatform
 
     public Reading<long> UsedBytes(string folder)
     {
-        MacAnswer<MacFileSystemStatus> status = _system.StatFs(folder);
+        SystemAnswer<MacFileSystemStatus> status = _system.StatFs(folder);
         return status.Succeeded
             ? Reading<long>.Of((long)((status.Value.Blocks - status.Value.FreeBlocks) * status.Value.BlockSize))
-            : Reading<long>.None($"statfs failed with errno {status.Errno}");
+            : Reading<long>.None($"statfs failed with errno {status.Error}");
     }
 
     public Reading<TimeSpan> Flush(string folder)
@@ -36,7 +36,7 @@ internal sealed class MacPlatform : IMeasurementPlatform
 
     public Reading<double> LoadAverage()
     {
-        MacAnswer<double> load = _system.LoadAverage();
+        SystemAnswer<double> load = _system.LoadAverage();
         return load.Succeeded ? Reading<double>.Of(load.Value) : Reading<double>.None("getloadavg failed");
     }
 

@@ -11,7 +11,7 @@ internal interface IMacSystem : IMacVolumeSystem
 {
     void SyncAll();
 
-    MacAnswer<double> LoadAverage();
+    SystemAnswer<double> LoadAverage();
 
     /// <summary>A sysctl string value by name, or null.</summary>
     string? Sysctl(string name);
@@ -23,10 +23,10 @@ internal sealed unsafe partial class MacSystem : MacVolumeSystem, IMacSystem
 {
     public void SyncAll() => sync();
 
-    public MacAnswer<double> LoadAverage()
+    public SystemAnswer<double> LoadAverage()
     {
         double* loads = stackalloc double[3];
-        return getloadavg(loads, 3) >= 1 ? MacAnswer<double>.Ok(loads[0]) : MacAnswer<double>.Failed(-1);
+        return getloadavg(loads, 3) >= 1 ? SystemAnswer<double>.Ok(loads[0]) : SystemAnswer<double>.Failed(-1);
     }
 
     public string? Sysctl(string name)

@@ -24,7 +24,7 @@ internal sealed class WindowsPlatform : IMeasurementPlatform
 
     public Reading<long> UsedBytes(string folder)
     {
-        WindowsAnswer<WindowsDiskSpace> space = _system.DiskSpace(folder);
+        SystemAnswer<WindowsDiskSpace> space = _system.DiskSpace(folder);
         return space.Succeeded
             ? Reading<long>.Of((long)(space.Value.TotalBytes - space.Value.FreeBytes))
             : Reading<long>.None($"GetDiskFreeSpaceEx failed: {Describe(space.Error)}");
@@ -51,7 +51,7 @@ internal sealed class WindowsPlatform : IMeasurementPlatform
 
     private string VolumeRoot(string folder)
     {
-        WindowsAnswer<string> root = _system.VolumeRoot(folder);
+        SystemAnswer<string> root = _system.VolumeRoot(folder);
         return root.Succeeded ? root.Value : throw new MeasureException($"Cannot find the volume that holds {folder}: {Describe(root.Error)}.");
     }
 

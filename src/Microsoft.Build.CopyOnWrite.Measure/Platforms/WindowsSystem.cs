@@ -12,7 +12,7 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 internal interface IWindowsSystem : IWindowsVolumeSystem
 {
     /// <summary>GetDiskFreeSpaceEx: the volume's size and free bytes.</summary>
-    WindowsAnswer<WindowsDiskSpace> DiskSpace(string path);
+    SystemAnswer<WindowsDiskSpace> DiskSpace(string path);
 
     /// <summary>FlushFileBuffers on the volume itself; 0 or the Win32 error (5 when the process is not elevated).</summary>
     int FlushVolume(string root);
@@ -38,10 +38,10 @@ internal sealed partial class WindowsSystem : WindowsVolumeSystem, IWindowsSyste
     public string? ProcessorName
         => Registry.GetValue(@"HKEY_LOCAL_MACHINE\HARDWARE\DESCRIPTION\System\CentralProcessor\0", "ProcessorNameString", null) is string name ? name.Trim() : null;
 
-    public WindowsAnswer<WindowsDiskSpace> DiskSpace(string path)
+    public SystemAnswer<WindowsDiskSpace> DiskSpace(string path)
         => GetDiskFreeSpaceExW(path, out _, out ulong total, out ulong free)
-            ? WindowsAnswer<WindowsDiskSpace>.Ok(new WindowsDiskSpace(total, free))
-            : WindowsAnswer<WindowsDiskSpace>.Failed(Marshal.GetLastPInvokeError());
+            ? SystemAnswer<WindowsDiskSpace>.Ok(new WindowsDiskSpace(total, free))
+            : SystemAnswer<WindowsDiskSpace>.Failed(Marshal.GetLastPInvokeError());
 
     public int FlushVolume(string root)
     {

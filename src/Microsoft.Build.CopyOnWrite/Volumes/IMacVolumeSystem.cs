@@ -4,19 +4,10 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 internal interface IMacVolumeSystem
 {
     /// <summary>statfs of <paramref name="path"/> or, when it does not exist yet, of its nearest existing folder.</summary>
-    MacAnswer<MacFileSystemStatus> StatFs(string path);
+    SystemAnswer<MacFileSystemStatus> StatFs(string path);
 
     /// <summary>Makes a small file of our own in <paramref name="folder"/>, clones it with clonefile, removes both; 0, clonefile's errno, or -1 when no file could be made there.</summary>
     int ProbeClone(string folder);
-}
-
-internal readonly record struct MacAnswer<T>(T Value, int Errno)
-{
-    public bool Succeeded => Errno == 0;
-
-    public static MacAnswer<T> Ok(T value) => new(value, 0);
-
-    public static MacAnswer<T> Failed(int errno) => new(default!, errno);
 }
 
 internal readonly record struct MacFileSystemStatus(string TypeName, string MountedOn, ulong Blocks, ulong FreeBlocks, ulong BlockSize);

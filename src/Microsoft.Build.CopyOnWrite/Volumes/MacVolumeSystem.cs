@@ -14,7 +14,7 @@ internal unsafe partial class MacVolumeSystem : IMacVolumeSystem
 {
     protected const string LibSystem = "/usr/lib/libSystem.dylib";
 
-    public MacAnswer<MacFileSystemStatus> StatFs(string path)
+    public SystemAnswer<MacFileSystemStatus> StatFs(string path)
     {
         // struct statfs (64-bit inodes): f_bsize u32, f_iosize i32, f_blocks u64, f_bfree u64, f_bavail u64, f_files u64,
         // f_ffree u64, f_fsid 8, f_owner u32, f_type u32, f_flags u32, f_fssubtype u32, f_fstypename[16], f_mntonname[1024],
@@ -24,7 +24,7 @@ internal unsafe partial class MacVolumeSystem : IMacVolumeSystem
         int result = RuntimeInformation.ProcessArchitecture == Architecture.X64 ? statfs_inode64(path, buffer) : statfs(path, buffer);
         if (result != 0)
         {
-            return MacAnswer<MacFileSystemStatus>.Failed(Marshal.GetLastPInvokeError());
+            return SystemAnswer<MacFileSystemStatus>.Failed(Marshal.GetLastPInvokeError());
         }
 
         uint blockSize = *(uint*)buffer;
@@ -32,7 +32,7 @@ internal unsafe partial class MacVolumeSystem : IMacVolumeSystem
         ulong free = *(ulong*)(buffer + 16);
         string type = CString(buffer + 72, 16);
         string mountedOn = CString(buffer + 88, 1024);
-        return MacAnswer<MacFileSystemStatus>.Ok(new MacFileSystemStatus(type, mountedOn, blocks, free, blockSize));
+        return SystemAnswer<MacFileSystemStatus>.Ok(new MacFileSystemStatus(type, mountedOn, blocks, free, blockSize));
     }
 
     public int ProbeClone(string folder)

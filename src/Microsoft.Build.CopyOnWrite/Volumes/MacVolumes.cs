@@ -49,7 +49,7 @@ internal sealed class MacVolumes : IVolumeInspector
 
     private MacFileSystemStatus Status(string path)
     {
-        MacAnswer<MacFileSystemStatus> status = _system.StatFs(path);
-        return status.Succeeded ? status.Value : throw new IOException($"Cannot read the file system of {path}: statfs failed with errno {status.Errno}.");
+        SystemAnswer<MacFileSystemStatus> status = _system.StatFs(path);
+        return status.Succeeded ? status.Value : throw new IOException($"Cannot read the file system of {path}: statfs failed with errno {status.Error}.");
     }
 }

@@ -77,3 +77,13 @@ internal interface IListsVolumes
     /// <summary>The driver line of the volume mounted at <paramref name="mountPoint"/> (what was mounted, how, with which options); null when none is.</summary>
     string? DriverLineOf(string mountPoint);
 }
+
+/// <summary>What an OS call answered, as it answered it: a value, or the call's error (errno on macOS, the Win32 error code on Windows).</summary>
+internal readonly record struct SystemAnswer<T>(T Value, int Error)
+{
+    public bool Succeeded => Error == 0;
+
+    public static SystemAnswer<T> Ok(T value) => new(value, 0);
+
+    public static SystemAnswer<T> Failed(int error) => new(default!, error);
+}

@@ -20,30 +20,30 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
 
     public int OSBuild => Environment.OSVersion.Version.Build;
 
-    public WindowsAnswer<string> VolumeRoot(string path)
+    public SystemAnswer<string> VolumeRoot(string path)
     {
         char[] buffer = new char[Math.Max(path.Length + 2, 261)];
         return GetVolumePathNameW(Path.GetFullPath(path), buffer, (uint)buffer.Length)
-            ? WindowsAnswer<string>.Ok(new string(buffer, 0, Array.IndexOf(buffer, '\0')))
-            : WindowsAnswer<string>.Failed(Marshal.GetLastWin32Error());
+            ? SystemAnswer<string>.Ok(new string(buffer, 0, Array.IndexOf(buffer, '\0')))
+            : SystemAnswer<string>.Failed(Marshal.GetLastWin32Error());
     }
 
-    public WindowsAnswer<WindowsVolumeInformation> VolumeInformation(string root)
+    public SystemAnswer<WindowsVolumeInformation> VolumeInformation(string root)
     {
         // No label or serial: Wine answers those through the volume's device and mount manager, which can fail where the flags do not.
         char[] name = new char[261];
         uint flags;
         return GetVolumeInformationW(root, null, 0, null, null, &flags, name, (uint)name.Length)
-            ? WindowsAnswer<WindowsVolumeInformation>.Ok(new WindowsVolumeInformation(new string(name, 0, Array.IndexOf(name, '\0')), flags))
-            : WindowsAnswer<WindowsVolumeInformation>.Failed(Marshal.GetLastWin32Error());
+            ? SystemAnswer<WindowsVolumeInformation>.Ok(new WindowsVolumeInformation(new string(name, 0, Array.IndexOf(name, '\0')), flags))
+            : SystemAnswer<WindowsVolumeInformation>.Failed(Marshal.GetLastWin32Error());
     }
 
-    public WindowsAnswer<uint> PersistentVolumeState(string root)
+    public SystemAnswer<uint> PersistentVolumeState(string root)
     {
         using SafeFileHandle handle = CreateFileW(root, FileReadAttributes, FileShareReadWriteDelete, IntPtr.Zero, OpenExisting, FileFlagBackupSemantics, IntPtr.Zero);
         if (handle.IsInvalid)
         {
-            return WindowsAnswer<uint>.Failed(Marshal.GetLastWin32Error());
+            return SystemAnswer<uint>.Failed(Marshal.GetLastWin32Error());
         }
 
         // FILE_FS_PERSISTENT_VOLUME_INFORMATION { VolumeFlags, FlagMask, Version, Reserved }: version 1, asking for the Dev Drive bits.
@@ -54,8 +54,8 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
         input[3] = 0;
         uint* output = stackalloc uint[4];
         return DeviceIoControl(handle, FsctlQueryPersistentVolumeState, input, 16, output, 16, out _, IntPtr.Zero)
-            ? WindowsAnswer<uint>.Ok(output[0])
-            : WindowsAnswer<uint>.Failed(Marshal.GetLastWin32Error());
+            ? SystemAnswer<uint>.Ok(output[0])
+            : SystemAnswer<uint>.Failed(Marshal.GetLastWin32Error());
     }
 
     [DllImport(Kernel32, EntryPoint = "GetVolumePathNameW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]

@@ -29,7 +29,7 @@ internal sealed class WindowsVolumes : IVolumeInspector
     public VolumeLocation Locate(string path)
     {
         string root = RootOf(path);
-        WindowsAnswer<WindowsVolumeInformation> information = _system.VolumeInformation(root);
+        SystemAnswer<WindowsVolumeInformation> information = _system.VolumeInformation(root);
         return new VolumeLocation(root, information.Succeeded ? information.Value.FileSystemName : "unknown");
     }
 
@@ -37,7 +37,7 @@ internal sealed class WindowsVolumes : IVolumeInspector
     public VolumeFacts Inspect(string folder, bool mayWrite)
     {
         string root = RootOf(folder);
-        WindowsAnswer<WindowsVolumeInformation> information = _system.VolumeInformation(root);
+        SystemAnswer<WindowsVolumeInformation> information = _system.VolumeInformation(root);
         if (!information.Succeeded)
         {
             return new VolumeFacts(root, "unknown", null, $"GetVolumeInformation failed on {root}: {Describe(information.Error)}", null, null, null, null);
@@ -61,7 +61,7 @@ internal sealed class WindowsVolumes : IVolumeInspector
     /// <summary>The volume root; when Windows cannot name it (a path on no volume), an exception that says which path.</summary>
     private string RootOf(string path)
     {
-        WindowsAnswer<string> root = _system.VolumeRoot(path);
+        SystemAnswer<string> root = _system.VolumeRoot(path);
         return root.Succeeded ? root.Value : throw new IOException($"Cannot find the volume that holds {path}: {Describe(root.Error)}.");
     }
 
@@ -76,7 +76,7 @@ internal sealed class WindowsVolumes : IVolumeInspector
             return (false, null, null);
         }
 
-        WindowsAnswer<uint> state = _system.PersistentVolumeState(root);
+        SystemAnswer<uint> state = _system.PersistentVolumeState(root);
         if (state.Succeeded)
         {
             bool devDrive = (state.Value & PersistentVolumeStateDevVolume) != 0;

@@ -110,8 +110,8 @@ public sealed class MacPlatformTests
     [TestMethod]
     public void The_load_average_is_getloadavg_s_first_value_or_not_measured_when_it_fails()
     {
-        Assert.AreEqual(1.5, new MacPlatform(new AnsweringMac { Load = MacAnswer<double>.Ok(1.5) }).LoadAverage().Value);
-        Assert.IsNull(new MacPlatform(new AnsweringMac { Load = MacAnswer<double>.Failed(-1) }).LoadAverage().Value);
+        Assert.AreEqual(1.5, new MacPlatform(new AnsweringMac { Load = SystemAnswer<double>.Ok(1.5) }).LoadAverage().Value);
+        Assert.IsNull(new MacPlatform(new AnsweringMac { Load = SystemAnswer<double>.Failed(-1) }).LoadAverage().Value);
     }
 
     [TestMethod]
@@ -135,14 +135,14 @@ public sealed class MacPlatformTests
         public ulong BlockSize { get; init; } = 4096;
         public int StatErrno { get; init; }
         public int ProbeErrno { get; init; }
-        public MacAnswer<double> Load { get; init; } = MacAnswer<double>.Ok(0.5);
+        public SystemAnswer<double> Load { get; init; } = SystemAnswer<double>.Ok(0.5);
         public Dictionary<string, string> Sysctls { get; } = new();
 
         public int Syncs { get; private set; }
         public string? ProbedFolder { get; private set; }
 
-        public MacAnswer<MacFileSystemStatus> StatFs(string path)
-            => StatErrno != 0 ? MacAnswer<MacFileSystemStatus>.Failed(StatErrno) : MacAnswer<MacFileSystemStatus>.Ok(new MacFileSystemStatus(Type, MountedOn, Blocks, FreeBlocks, BlockSize));
+        public SystemAnswer<MacFileSystemStatus> StatFs(string path)
+            => StatErrno != 0 ? SystemAnswer<MacFileSystemStatus>.Failed(StatErrno) : SystemAnswer<MacFileSystemStatus>.Ok(new MacFileSystemStatus(Type, MountedOn, Blocks, FreeBlocks, BlockSize));
 
         public int ProbeClone(string folder)
         {
@@ -152,7 +152,7 @@ public sealed class MacPlatformTests
 
         public void SyncAll() => Syncs++;
 
-        public MacAnswer<double> LoadAverage() => Load;
+        public SystemAnswer<double> LoadAverage() => Load;
 
         public string? Sysctl(string name) => Sysctls.TryGetValue(name, out string? value) ? value : null;
     }

@@ -76,7 +76,7 @@ public sealed class WindowsPlatformTests
     [DataRow(87)]
     public void ReFS_on_a_Windows_that_predates_Dev_Drive_rejects_the_query_and_is_no_Dev_Drive(int error)
     {
-        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = WindowsAnswer<uint>.Failed(error) };
+        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = SystemAnswer<uint>.Failed(error) };
 
         VolumeFacts volume = new WindowsPlatform(windows).Identify(@"E:\cow");
 
@@ -87,7 +87,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void A_Dev_Drive_state_Windows_refuses_to_tell_is_unknown_and_the_report_says_why()
     {
-        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = WindowsAnswer<uint>.Failed(5) };
+        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = SystemAnswer<uint>.Failed(5) };
 
         VolumeFacts volume = new WindowsPlatform(windows).Identify(@"D:\cow");
 
@@ -111,7 +111,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void A_volume_whose_information_cannot_be_read_is_an_unknown_file_system_with_unknown_cloning()
     {
-        var windows = new AnsweringWindows { Information = WindowsAnswer<WindowsVolumeInformation>.Failed(21) };
+        var windows = new AnsweringWindows { Information = SystemAnswer<WindowsVolumeInformation>.Failed(21) };
 
         VolumeFacts volume = new WindowsPlatform(windows).Identify(@"F:\cow");
 
@@ -124,7 +124,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void A_folder_whose_volume_cannot_be_found_stops_the_run_with_a_clear_message()
     {
-        var windows = new AnsweringWindows { Root = WindowsAnswer<string>.Failed(3) };
+        var windows = new AnsweringWindows { Root = SystemAnswer<string>.Failed(3) };
 
         var error = Assert.ThrowsExactly<MeasureException>(() => new WindowsPlatform(windows).Identify(@"Q:\cow"));
 
@@ -134,7 +134,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void A_folder_on_a_volume_mounted_in_a_folder_reports_that_mount_as_its_volume_root()
     {
-        var windows = new AnsweringWindows { Root = WindowsAnswer<string>.Ok(@"C:\mnt\devdrive\"), FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume) };
+        var windows = new AnsweringWindows { Root = SystemAnswer<string>.Ok(@"C:\mnt\devdrive\"), FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume) };
 
         VolumeFacts volume = new WindowsPlatform(windows).Identify(@"C:\mnt\devdrive\cow");
 
@@ -145,7 +145,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void Used_space_is_the_volume_size_less_its_free_bytes()
     {
-        var windows = new AnsweringWindows { Space = WindowsAnswer<WindowsDiskSpace>.Ok(new WindowsDiskSpace(TotalBytes: 100L << 30, FreeBytes: 60L << 30)) };
+        var windows = new AnsweringWindows { Space = SystemAnswer<WindowsDiskSpace>.Ok(new WindowsDiskSpace(TotalBytes: 100L << 30, FreeBytes: 60L << 30)) };
 
         Reading<long> used = new WindowsPlatform(windows).UsedBytes(@"D:\cow");
 
@@ -155,7 +155,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void Used_space_Windows_cannot_give_is_not_measured_with_the_reason()
     {
-        var windows = new AnsweringWindows { Space = WindowsAnswer<WindowsDiskSpace>.Failed(21) };
+        var windows = new AnsweringWindows { Space = SystemAnswer<WindowsDiskSpace>.Failed(21) };
 
         Reading<long> used = new WindowsPlatform(windows).UsedBytes(@"D:\cow");
 
@@ -206,17 +206,17 @@ public sealed class WindowsPlatformTests
         StringAssert.Contains(machine.OperatingSystem, "26100");
     }
 
-    private static WindowsAnswer<uint> Answer(uint flags) => WindowsAnswer<uint>.Ok(flags);
+    private static SystemAnswer<uint> Answer(uint flags) => SystemAnswer<uint>.Ok(flags);
 
     /// <summary>Windows' answers for one volume, as a test sets them.</summary>
     private sealed class AnsweringWindows : IWindowsSystem
     {
-        public WindowsAnswer<string>? Root { get; init; }
+        public SystemAnswer<string>? Root { get; init; }
         public string FileSystem { get; init; } = "NTFS";
         public uint Flags { get; init; }
-        public WindowsAnswer<WindowsVolumeInformation>? Information { get; init; }
-        public WindowsAnswer<uint> PersistentState { get; init; } = WindowsAnswer<uint>.Ok(0);
-        public WindowsAnswer<WindowsDiskSpace> Space { get; init; } = WindowsAnswer<WindowsDiskSpace>.Ok(new WindowsDiskSpace(1L << 40, 1L << 39));
+        public SystemAnswer<WindowsVolumeInformation>? Information { get; init; }
+        public SystemAnswer<uint> PersistentState { get; init; } = SystemAnswer<uint>.Ok(0);
+        public SystemAnswer<WindowsDiskSpace> Space { get; init; } = SystemAnswer<WindowsDiskSpace>.Ok(new WindowsDiskSpace(1L << 40, 1L << 39));
         public int FlushError { get; init; }
         public string? Processor { get; init; }
         public int OSBuild { get; init; } = Windows11_23H2;
@@ -227,18 +227,18 @@ public sealed class WindowsPlatformTests
         public string OSDescription => "Microsoft Windows 10.0." + OSBuild;
         public string? ProcessorName => Processor;
 
-        public WindowsAnswer<string> VolumeRoot(string path) => Root ?? WindowsAnswer<string>.Ok(path[..3]);
+        public SystemAnswer<string> VolumeRoot(string path) => Root ?? SystemAnswer<string>.Ok(path[..3]);
 
-        public WindowsAnswer<WindowsVolumeInformation> VolumeInformation(string root)
-            => Information ?? WindowsAnswer<WindowsVolumeInformation>.Ok(new WindowsVolumeInformation(FileSystem, Flags));
+        public SystemAnswer<WindowsVolumeInformation> VolumeInformation(string root)
+            => Information ?? SystemAnswer<WindowsVolumeInformation>.Ok(new WindowsVolumeInformation(FileSystem, Flags));
 
-        public WindowsAnswer<uint> PersistentVolumeState(string root)
+        public SystemAnswer<uint> PersistentVolumeState(string root)
         {
             PersistentStateQueries++;
             return PersistentState;
         }
 
-        public WindowsAnswer<WindowsDiskSpace> DiskSpace(string path) => Space;
+        public SystemAnswer<WindowsDiskSpace> DiskSpace(string path) => Space;
 
         public int FlushVolume(string root)
         {

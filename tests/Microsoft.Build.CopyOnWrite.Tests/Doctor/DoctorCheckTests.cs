@@ -308,8 +308,8 @@ public sealed class DoctorCheckTests
         {
             Volumes =
             {
-                [@"D:\"] = ("ReFS", ReFSFlags, WindowsAnswer<uint>.Ok(WindowsVolumes.PersistentVolumeStateDevVolume)),
-                [@"C:\"] = ("NTFS", 0x3u, WindowsAnswer<uint>.Ok(0)),
+                [@"D:\"] = ("ReFS", ReFSFlags, SystemAnswer<uint>.Ok(WindowsVolumes.PersistentVolumeStateDevVolume)),
+                [@"C:\"] = ("NTFS", 0x3u, SystemAnswer<uint>.Ok(0)),
             },
         };
 
@@ -327,7 +327,7 @@ public sealed class DoctorCheckTests
     [TestMethod]
     public void A_repository_on_NTFS_is_an_error_whose_fix_formats_a_Dev_Drive()
     {
-        var windows = new AnsweringWindows { Volumes = { [@"C:\"] = ("NTFS", 0x3u, WindowsAnswer<uint>.Ok(0)) } };
+        var windows = new AnsweringWindows { Volumes = { [@"C:\"] = ("NTFS", 0x3u, SystemAnswer<uint>.Ok(0)) } };
 
         DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"C:\src\app"));
 
@@ -342,7 +342,7 @@ public sealed class DoctorCheckTests
         var windows = new AnsweringWindows
         {
             OSBuild = WindowsVolumes.FirstBuildWhoseCopyFileClones,
-            Volumes = { [@"D:\"] = ("ReFS", ReFSFlags, WindowsAnswer<uint>.Ok(WindowsVolumes.PersistentVolumeStateDevVolume | WindowsVolumes.PersistentVolumeStateTrustedVolume)) },
+            Volumes = { [@"D:\"] = ("ReFS", ReFSFlags, SystemAnswer<uint>.Ok(WindowsVolumes.PersistentVolumeStateDevVolume | WindowsVolumes.PersistentVolumeStateTrustedVolume)) },
         };
 
         DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"D:\src\app"));
@@ -395,18 +395,18 @@ public sealed class DoctorCheckTests
     /// <summary>Windows' documented answers for a few drives, keyed by volume root (the drive of a path).</summary>
     private sealed class AnsweringWindows : IWindowsVolumeSystem
     {
-        public Dictionary<string, (string FileSystem, uint Flags, WindowsAnswer<uint> State)> Volumes { get; } = new();
+        public Dictionary<string, (string FileSystem, uint Flags, SystemAnswer<uint> State)> Volumes { get; } = new();
 
         public Dictionary<string, int> PersistentStateQueries { get; } = new();
 
         public int OSBuild { get; init; } = 22631;
 
-        public WindowsAnswer<string> VolumeRoot(string path) => WindowsAnswer<string>.Ok(path.Substring(0, 3));
+        public SystemAnswer<string> VolumeRoot(string path) => SystemAnswer<string>.Ok(path.Substring(0, 3));
 
-        public WindowsAnswer<WindowsVolumeInformation> VolumeInformation(string root)
-            => Volumes.TryGetValue(root, out var volume) ? WindowsAnswer<WindowsVolumeInformation>.Ok(new(volume.FileSystem, volume.Flags)) : WindowsAnswer<WindowsVolumeInformation>.Failed(21);
+        public SystemAnswer<WindowsVolumeInformation> VolumeInformation(string root)
+            => Volumes.TryGetValue(root, out var volume) ? SystemAnswer<WindowsVolumeInformation>.Ok(new(volume.FileSystem, volume.Flags)) : SystemAnswer<WindowsVolumeInformation>.Failed(21);
 
-        public WindowsAnswer<uint> PersistentVolumeState(string root)
+        public SystemAnswer<uint> PersistentVolumeState(string root)
         {
             PersistentStateQueries[root] = PersistentStateQueries.GetValueOrDefault(root) + 1;
             return Volumes[root].State;
@@ -424,10 +424,10 @@ public sealed class DoctorCheckTests
     /// <summary>macOS's answers: statfs by mount point (the longest that holds the path) and the probe clone's errno there.</summary>
     private sealed class AnsweringMac(Dictionary<string, (string Type, int ProbeErrno)> mounts) : IMacVolumeSystem
     {
-        public MacAnswer<MacFileSystemStatus> StatFs(string path)
+        public SystemAnswer<MacFileSystemStatus> StatFs(string path)
         {
             string mount = mounts.Keys.Where(m => path.StartsWith(m, StringComparison.Ordinal)).OrderByDescending(m => m.Length).First();
-            return MacAnswer<MacFileSystemStatus>.Ok(new MacFileSystemStatus(mounts[mount].Type, mount, 1000, 500, 4096));
+            return SystemAnswer<MacFileSystemStatus>.Ok(new MacFileSystemStatus(mounts[mount].Type, mount, 1000, 500, 4096));
         }
 
         public int ProbeClone(string folder) => mounts[StatFs(folder).Value.MountedOn].ProbeErrno;
