@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using Microsoft.Build.CopyOnWrite.Cloning;
 
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -11,7 +12,6 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 /// </summary>
 internal sealed class WindowsVolumes : IVolumeInspector
 {
-    public const uint FileSupportsBlockRefcounting = 0x08000000;
     public const uint PersistentVolumeStateDevVolume = 0x00002000;
     public const uint PersistentVolumeStateTrustedVolume = 0x00004000;
 
@@ -44,7 +44,7 @@ internal sealed class WindowsVolumes : IVolumeInspector
         }
 
         string fileSystem = information.Value.FileSystemName;
-        bool canClone = (information.Value.Flags & FileSupportsBlockRefcounting) != 0;
+        bool canClone = WindowsCloneDecisions.SupportsBlockCloning(information.Value.Flags);
         string evidence = canClone
             ? "the volume reports block cloning (FILE_SUPPORTS_BLOCK_REFCOUNTING)"
             : "the volume does not report block cloning (no FILE_SUPPORTS_BLOCK_REFCOUNTING)";

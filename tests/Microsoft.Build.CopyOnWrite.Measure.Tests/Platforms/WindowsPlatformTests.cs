@@ -1,4 +1,5 @@
 using System;
+using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -13,7 +14,7 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Tests.Platforms;
 public sealed class WindowsPlatformTests
 {
     private const uint CasePreservingNames = 0x3;
-    private const uint ReFSFlags = WindowsVolumes.FileSupportsBlockRefcounting | CasePreservingNames;
+    private const uint ReFSFlags = WindowsCloneDecisions.FileSupportsBlockRefcounting | CasePreservingNames;
     private const int Windows11_23H2 = 22631;
     private const int Windows11_24H2 = 26100;
 

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Threading;
+using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -17,7 +18,7 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Doctor;
 [TestClass]
 public sealed class DoctorCheckTests
 {
-    private const uint ReFSFlags = WindowsVolumes.FileSupportsBlockRefcounting | 0x3;
+    private const uint ReFSFlags = WindowsCloneDecisions.FileSupportsBlockRefcounting | 0x3;
 
     [TestMethod]
     [DataRow("xfs")]
