@@ -26,6 +26,7 @@ internal static class SelfTestDoor
         SelfTestReport report;
         try
         {
+            MSBuildTexts.FromInstalledSdk();
             IReadOnlyList<string> folders = SelfTestRunner.OnePerVolume(buildFolders.Append(Path.GetTempPath()));
             report = new SelfTestRunner(CloneEngines.Current, output.WriteLine).Run(folders, cancellation);
         }

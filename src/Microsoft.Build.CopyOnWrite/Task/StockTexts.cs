@@ -15,7 +15,7 @@ namespace Microsoft.Build.CopyOnWrite;
 /// </summary>
 /// <remarks>
 /// Looked up once per process, at the first message a logger takes: a build that shows none of them never looks.
-/// Where there is no text (no Microsoft.Build.Tasks.Core in the process, as in the measurement tool's self-test, or an
+/// Where there is no text (no Microsoft.Build.Tasks.Core in the process, as in the measurement tool without an SDK, or an
 /// MSBuild older than the message: 17.7 has no MSB3894-MSB3896), a message is its text's name and its arguments, with
 /// its code and help keyword (<see cref="WithoutText"/>): no stock text is written in this assembly.
 /// </remarks>
