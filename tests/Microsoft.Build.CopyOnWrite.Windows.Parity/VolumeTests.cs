@@ -7,7 +7,7 @@ namespace Microsoft.Build.CopyOnWrite.Windows.Parity;
 
 /// <summary>
 /// The volume component (what the doctor and the build summary say about volumes) on Windows' own answers:
-/// GetVolumePathName, GetVolumeInformation, FSCTL_QUERY_PERSISTENT_VOLUME_STATE, against what .NET's DriveInfo says.
+/// GetVolumePathName, GetVolumeInformation, GetDriveType, FSCTL_QUERY_PERSISTENT_VOLUME_STATE, against what .NET's DriveInfo says.
 /// </summary>
 internal static class VolumeTests
 {
@@ -29,6 +29,9 @@ internal static class VolumeTests
             Check.That(string.Equals(facts.FileSystem, drive.DriveFormat, StringComparison.OrdinalIgnoreCase), $"file system {facts.FileSystem}, DriveInfo says {drive.DriveFormat}");
             Check.That(notYet == facts.Location, $"a folder not made yet was located on {notYet}, its parent on {facts.Location}");
             Check.That(facts.CanClone is not null, "Windows has a flag for block cloning, so the answer cannot be unknown: " + facts.CloneEvidence);
+            bool networkDrive = new WindowsVolumeSystem().IsNetworkDrive(facts.Root);
+            log.Line($"GetDriveType: network drive {networkDrive}; DriveInfo: {drive.DriveType}");
+            Check.That(networkDrive == (drive.DriveType == DriveType.Network), $"GetDriveType says network drive {networkDrive}, DriveInfo says {drive.DriveType}");
             if (Win32.WineVersion is not null)
             {
                 Check.That(facts.CanClone == false && facts.DevDrive == false, $"no Wine drive clones or is a Dev Drive, yet: can clone {facts.CanClone}, Dev Drive {facts.DevDrive}");

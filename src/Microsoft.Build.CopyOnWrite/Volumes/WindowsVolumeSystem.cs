@@ -17,6 +17,7 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
     private const uint FileShareReadWriteDelete = 0x7;
     private const uint OpenExisting = 3;
     private const uint FileFlagBackupSemantics = 0x02000000;
+    private const uint DriveRemote = 4;
 
     public int OSBuild => Environment.OSVersion.Version.Build;
 
@@ -37,6 +38,8 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
             ? SystemAnswer<WindowsVolumeInformation>.Ok(new WindowsVolumeInformation(new string(name, 0, Array.IndexOf(name, '\0')), flags))
             : SystemAnswer<WindowsVolumeInformation>.Failed(Marshal.GetLastWin32Error());
     }
+
+    public bool IsNetworkDrive(string root) => GetDriveTypeW(root) == DriveRemote;
 
     public SystemAnswer<uint> PersistentVolumeState(string root)
     {
@@ -65,6 +68,9 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
     [DllImport(Kernel32, EntryPoint = "GetVolumeInformationW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     private static extern bool GetVolumeInformationW(string rootPathName, char[]? volumeName, uint volumeNameSize, uint* serialNumber, uint* maximumComponentLength, uint* fileSystemFlags, [Out] char[] fileSystemName, uint fileSystemNameSize);
+
+    [DllImport(Kernel32, EntryPoint = "GetDriveTypeW", CharSet = CharSet.Unicode, ExactSpelling = true)]
+    private static extern uint GetDriveTypeW(string rootPathName);
 
     [DllImport(Kernel32, EntryPoint = "CreateFileW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
     private static extern SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);

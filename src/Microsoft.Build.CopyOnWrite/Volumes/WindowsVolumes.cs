@@ -6,7 +6,8 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 
 /// <summary>
 /// Windows: the volume root from GetVolumePathName, the file system and the block-cloning flag
-/// (FILE_SUPPORTS_BLOCK_REFCOUNTING) from GetVolumeInformation, Dev Drive and its trust from the volume's persistent
+/// (FILE_SUPPORTS_BLOCK_REFCOUNTING) from GetVolumeInformation, a share from GetDriveType, whether it clones by the
+/// engine's own rule (<see cref="WindowsVolume.CanClone"/>), Dev Drive and its trust from the volume's persistent
 /// state. Windows has a flag for cloning, so nothing is written to find out. Every decision is made here from
 /// <see cref="IWindowsVolumeSystem"/>'s answers.
 /// </summary>
@@ -44,9 +45,12 @@ internal sealed class WindowsVolumes : IVolumeInspector
         }
 
         string fileSystem = information.Value.FileSystemName;
-        bool canClone = WindowsCloneDecisions.SupportsBlockCloning(information.Value.Flags);
-        string evidence = canClone
-            ? "the volume reports block cloning (FILE_SUPPORTS_BLOCK_REFCOUNTING)"
+        uint flags = information.Value.Flags;
+        // The engine's rule, shares included; as the engine does, a share is asked about only where the flags would clone.
+        var volume = new WindowsVolume(flags, fileSystem, WindowsCloneDecisions.SupportsBlockCloning(flags) && _system.IsNetworkDrive(root));
+        bool canClone = volume.CanClone;
+        string evidence = canClone ? "the volume reports block cloning (FILE_SUPPORTS_BLOCK_REFCOUNTING)"
+            : volume.IsNetworkShare ? "a network share: its server reports block cloning, but a share is not cloned over (its server copies, by SMB offload)"
             : "the volume does not report block cloning (no FILE_SUPPORTS_BLOCK_REFCOUNTING)";
         (bool? devDrive, bool? trusted, string? devDriveProblem) = DevDriveState(root, fileSystem);
         if (devDriveProblem is not null)

@@ -230,6 +230,8 @@ public sealed class WindowsPlatformTests
 
         public SystemAnswer<string> VolumeRoot(string path) => Root ?? SystemAnswer<string>.Ok(path[..3]);
 
+        public bool IsNetworkDrive(string root) => false;
+
         public SystemAnswer<WindowsVolumeInformation> VolumeInformation(string root)
             => Information ?? SystemAnswer<WindowsVolumeInformation>.Ok(new WindowsVolumeInformation(FileSystem, Flags));
 

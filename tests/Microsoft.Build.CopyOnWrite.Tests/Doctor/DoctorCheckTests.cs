@@ -337,6 +337,21 @@ public sealed class DoctorCheckTests
         StringAssert.StartsWith(check.Findings[0].Fix[0], "Format-Volume -DriveLetter D -DevDrive");
     }
 
+    /// <summary>A share answers with its server's flags; the engine does not clone over one, so neither may the doctor say it does.</summary>
+    [TestMethod]
+    public void A_network_share_that_reports_block_cloning_does_not_clone_by_the_engines_own_rule()
+    {
+        var windows = new AnsweringWindows { Volumes = { [@"Z:\"] = ("ReFS", ReFSFlags, SystemAnswer<uint>.Ok(0)) }, NetworkDrives = { @"Z:\" } };
+
+        DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"Z:\src\app"));
+
+        VolumeFacts share = check.Folders[0].Volume;
+        Assert.AreEqual(false, share.CanClone, share.CloneEvidence);
+        StringAssert.Contains(share.CloneEvidence, "a network share");
+        Assert.IsFalse(check.RepositoryClones);
+        Assert.AreEqual(WindowsCloneDecisions.WhyVolumeCannotClone(new WindowsVolume(ReFSFlags, "ReFS", isNetworkShare: true), out _) == FallbackReason.None, share.CanClone, "the doctor and the engine agree");
+    }
+
     [TestMethod]
     public void A_trusted_Dev_Drive_on_Windows_11_24H2_says_the_stock_task_clones_there_too()
     {
@@ -402,7 +417,11 @@ public sealed class DoctorCheckTests
 
         public int OSBuild { get; init; } = 22631;
 
+        public HashSet<string> NetworkDrives { get; } = new();
+
         public SystemAnswer<string> VolumeRoot(string path) => SystemAnswer<string>.Ok(path.Substring(0, 3));
+
+        public bool IsNetworkDrive(string root) => NetworkDrives.Contains(root);
 
         public SystemAnswer<WindowsVolumeInformation> VolumeInformation(string root)
             => Volumes.TryGetValue(root, out var volume) ? SystemAnswer<WindowsVolumeInformation>.Ok(new(volume.FileSystem, volume.Flags)) : SystemAnswer<WindowsVolumeInformation>.Failed(21);

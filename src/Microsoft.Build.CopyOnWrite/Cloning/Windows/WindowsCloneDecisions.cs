@@ -183,7 +183,7 @@ internal sealed class WindowsVolume
     /// <summary>Set when GetVolumeInformationByHandleW failed: a volume we do not clone on, never an exception.</summary>
     public string? QueryFailure { get; private set; }
 
-    public bool CanClone => QueryFailure is null && WindowsCloneDecisions.SupportsBlockCloning(Flags) && !IsNetworkShare;
+    public bool CanClone => WindowsCloneDecisions.WhyVolumeCannotClone(this, out _) == FallbackReason.None;
 
     /// <summary>0 until a clone asks the first source for it (FSCTL_GET_INTEGRITY_INFORMATION).</summary>
     public long ClusterBytes { get; set; }
