@@ -36,6 +36,10 @@ internal static class Scenarios
         yield return S("hidden destination overwritten").WithSource().Sources("{R}/src/a.txt").Destinations("{R}/out/a.txt")
             .Arrange(t => t.File("out/a.txt", "old", FileAttributes.Hidden, WindowsTree.OtherTime));
         yield return S("archive and not-indexed source").Arrange(t => t.File("src/a.txt", attributes: FileAttributes.Archive | FileAttributes.NotContentIndexed)).Sources("{R}/src/a.txt").Folder("{R}/out");
+        yield return S("hard link asked for a new destination").WithSource().Sources("{R}/src/a.txt").Folder("{R}/out").Set("UseHardlinksIfPossible", true);
+        // The stock task keeps a read-only destination, so its link call meets a taken name and says Windows' words for it.
+        yield return S("hard link asked over a read-only destination").WithSource().Sources("{R}/src/a.txt").Destinations("{R}/out/a.txt").Set("UseHardlinksIfPossible", true).FastRetries()
+            .Arrange(t => t.File("out/a.txt", "old", FileAttributes.ReadOnly, WindowsTree.OtherTime));
         yield return S("hard-linked destination: the other name keeps its content").WithSource().Sources("{R}/src/a.txt").Destinations("{R}/out/a.txt")
             .Arrange(t => t.File("cache/a.txt", "the package cache's copy", time: WindowsTree.OtherTime).HardLink("out/a.txt", "cache/a.txt"));
         yield return S("missing source").Sources("{R}/src/missing.txt").Destinations("{R}/out/a.txt").FastRetries();

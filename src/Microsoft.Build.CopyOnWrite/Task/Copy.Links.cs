@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Runtime.InteropServices;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -25,7 +26,7 @@ public sealed partial class Copy
         {
             LogMessage(MessageImportance.Normal, CopyMessages.CreatingHardLink, sourcePath, destinationPath);
             string? failure = destinationInTheWay
-                ? LinkCallFailed(new LinkCallException("link", FileLinks.FileExistsErrno))
+                ? NameTaken("link")
                 : TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateHardLink(sourcePath, temporary));
             if (failure is null)
             {
@@ -47,7 +48,7 @@ public sealed partial class Copy
         {
             LogMessage(MessageImportance.Normal, CopyMessages.CreatingSymbolicLink, sourcePath, destinationPath);
             string? failure = destinationInTheWay
-                ? LinkCallFailed(new LinkCallException("symlink", FileLinks.FileExistsErrno))
+                ? NameTaken("symlink")
                 : TryCreateLinkAtomically(destinationPath, temporary => FileLinks.CreateSymbolicLink(temporary, sourcePath));
             if (failure is null)
             {
@@ -240,6 +241,11 @@ public sealed partial class Copy
             return e.Message;
         }
     }
+
+    /// <summary>What the stock task's link call says over the destination it keeps: the name is taken, in its OS's words.</summary>
+    private string NameTaken(string call) => RuntimeInformation.IsOSPlatform(OSPlatform.Windows)
+        ? FileLinks.Win32Message(FileLinks.NameTakenWin32Error)
+        : LinkCallFailed(new LinkCallException(call, FileLinks.FileExistsErrno));
 
     /// <summary>The stock task's reason for a failed link call off Windows, in MSBuild's words: the call and its errno.</summary>
     private string LinkCallFailed(LinkCallException e) => StockTexts.Format(Log, CopyMessages.LinkCallFailed, e.Call + "()", e.Errno);

@@ -81,6 +81,9 @@ internal static class FileLinks
     /// <summary>EEXIST: what link() and symlink() fail with when the new name is taken.</summary>
     public const int FileExistsErrno = 17;
 
+    /// <summary>ERROR_ALREADY_EXISTS: what CreateHardLinkW and CreateSymbolicLinkW fail with when the new name is taken.</summary>
+    public const int NameTakenWin32Error = 183;
+
     public static void CreateSymbolicLink(string newLinkPath, string target)
     {
         if (!RuntimeInformation.IsOSPlatform(OSPlatform.Windows))
@@ -169,7 +172,12 @@ internal static class FileLinks
         }
     }
 
-    private static string Win32Message(int error) => new System.ComponentModel.Win32Exception(error).Message;
+    /// <summary>
+    /// A failed link call's Win32 error in the stock task's words: the message of the exception .NET makes of its HRESULT.
+    /// Without the thread's COM error information (-1), which may still describe an earlier, unrelated failure.
+    /// </summary>
+    public static string Win32Message(int error)
+        => Marshal.GetExceptionForHR(unchecked((int)0x80070000 | error), new IntPtr(-1))?.Message ?? new System.ComponentModel.Win32Exception(error).Message;
 
     [DllImport("libc", SetLastError = true)]
     private static extern int link(string existingPath, string newPath);
