@@ -217,8 +217,8 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
 
     private static int ProbeCloneNamed(string folder, nuint ficlone)
     {
-        string source = Path.Combine(folder, $".cow-probe-{Guid.NewGuid():N}");
-        string clone = source + ".clone";
+        string source = AtomicFile.TemporaryPathBeside(Path.Combine(folder, "cow-probe"));
+        string clone = AtomicFile.TemporaryPathBeside(Path.Combine(folder, "cow-probe-clone"));
         try
         {
             using var original = new FileStream(source, FileMode.CreateNew, FileAccess.ReadWrite, FileShare.None, 4096, FileOptions.DeleteOnClose);

@@ -37,8 +37,9 @@ internal unsafe partial class MacVolumeSystem : IMacVolumeSystem
 
     public int ProbeClone(string folder)
     {
-        string source = Path.Combine(VolumeCatalog.NearestExisting(folder), $".cow-probe-{Guid.NewGuid():N}");
-        string clone = source + ".clone";
+        string folderThere = VolumeCatalog.NearestExisting(folder);
+        string source = AtomicFile.TemporaryPathBeside(Path.Combine(folderThere, "cow-probe"));
+        string clone = AtomicFile.TemporaryPathBeside(Path.Combine(folderThere, "cow-probe-clone"));
         try
         {
             File.WriteAllBytes(source, new byte[65536]);

@@ -71,7 +71,7 @@ public sealed class DoctorCheckTests
         StringAssert.Contains(first.Message, $"{xfs.MountPoint} (xfs)");
         StringAssert.StartsWith(first.Fix[0], "git clone <repository> ");
         Assert.IsFalse(first.Fix.Any(c => c.Contains("mkfs")), "no new volume needed: " + string.Join("\n", first.Fix));
-        Assert.AreEqual(0, Directory.GetFileSystemEntries(xfs.MountPoint).Count(e => Path.GetFileName(e).StartsWith(".cow-probe-", StringComparison.Ordinal)), "the probe at the mount point is gone");
+        Assert.AreEqual(0, Directory.GetFileSystemEntries(xfs.MountPoint).Count(e => AtomicFile.IsTemporaryName(Path.GetFileName(e))), "the probe at the mount point is gone");
     }
 
     [TestMethod]
