@@ -62,10 +62,10 @@ public sealed class InstalledToolTests
             Assert.IsTrue(onExt4 >= 2 * TinySolution.DataFileBytes, $"{variant} on ext4 used {onExt4} bytes: both copies of the data should take space");
         }
 
-        // The summary logger is loaded from the assembly Sdk.targets picks for this runtime (the precompiled one), as users
-        // get it through CopyOnWriteSummaryLogger: the IL one would be compiled by the JIT in the builds with our task only.
+        // The summary logger is loaded from the folder Sdk.targets picks for this runtime, beside the precompiled task
+        // assembly it reads, as users get it through CopyOnWriteSummaryLogger.
         string firstBuild = File.ReadLines(Directory.GetFiles(Path.Combine(report, "logs"), "*-copy-on-write-clean-1.log").First()).First();
-        string precompiled = $"/net{Environment.Version.Major}.0-linux-{System.Runtime.InteropServices.RuntimeInformation.ProcessArchitecture.ToString().ToLowerInvariant()}/Microsoft.Build.CopyOnWrite.dll;SummaryFile=";
+        string precompiled = $"/net{Environment.Version.Major}.0-linux-{System.Runtime.InteropServices.RuntimeInformation.ProcessArchitecture.ToString().ToLowerInvariant()}/Microsoft.Build.CopyOnWrite.SummaryLogger.dll;SummaryFile=";
         StringAssert.Contains(firstBuild, precompiled, "the -logger: argument of the measured builds");
 
         StringAssert.Contains(run.Output, "On each volume");

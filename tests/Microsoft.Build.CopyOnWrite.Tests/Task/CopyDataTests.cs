@@ -1,3 +1,4 @@
+using Microsoft.Build.CopyOnWrite.Savings;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -15,7 +16,7 @@ public sealed class CopyDataTests
         data.CrossVolume.Add(new CopyData.CrossVolumeEntry("/root/.nuget/packages", "/src/my app,1/bin", "/", "/src", 3, 1_153_433, "ext4", "xfs", SourceOrigin.PackageCache));
 
         string line = data.Format();
-        CopyData? parsed = CopyData.TryParse(line);
+        CopyData? parsed = CopyDataReader.TryParse(line);
 
         StringAssert.StartsWith(line, "CopyOnWrite data: v=1 cloned=12,50541363 copied=3,1153433 linked=1 uptodate=40,1234 ");
         Assert.IsNotNull(parsed);
@@ -32,8 +33,8 @@ public sealed class CopyDataTests
         var data = new CopyData { ClonedFiles = 3, ClonedBytes = 300, ClonedInsteadOfLinksFiles = 2, ClonedInsteadOfLinksBytes = 200 };
 
         string line = data.Format();
-        CopyData? parsed = CopyData.TryParse(line);
-        CopyData? without = CopyData.TryParse(new CopyData { ClonedFiles = 3, ClonedBytes = 300 }.Format());
+        CopyData? parsed = CopyDataReader.TryParse(line);
+        CopyData? without = CopyDataReader.TryParse(new CopyData { ClonedFiles = 3, ClonedBytes = 300 }.Format());
 
         StringAssert.Contains(line, " uptodate=0,0 insteadoflinks=2,200");
         Assert.AreEqual(2, parsed!.ClonedInsteadOfLinksFiles);
@@ -48,8 +49,8 @@ public sealed class CopyDataTests
         var data = new CopyData { ClonedFiles = 3, ClonedBytes = 300, ClonedInsteadOfLinksFiles = 1, ClonedInsteadOfLinksBytes = 100, ReplacedLinksFiles = 2, ReplacedLinksBytes = 200 };
 
         string line = data.Format();
-        CopyData? parsed = CopyData.TryParse(line);
-        CopyData? without = CopyData.TryParse(new CopyData { ClonedFiles = 3, ClonedBytes = 300 }.Format());
+        CopyData? parsed = CopyDataReader.TryParse(line);
+        CopyData? without = CopyDataReader.TryParse(new CopyData { ClonedFiles = 3, ClonedBytes = 300 }.Format());
 
         StringAssert.Contains(line, " insteadoflinks=1,100 replacedlinks=2,200");
         Assert.AreEqual((2, 200L), (parsed!.ReplacedLinksFiles, parsed.ReplacedLinksBytes));
@@ -64,8 +65,8 @@ public sealed class CopyDataTests
         data.CopiedOn.Add(new CopyData.CopiedOnEntry("/", "ext4", 2, 20));
         data.CopiedOn.Add(new CopyData.CopiedOnEntry(@"D:\", "NTFS", 1, 10));
 
-        CopyData? parsed = CopyData.TryParse(data.Format());
-        CopyData? older = CopyData.TryParse("CopyOnWrite data: v=1 cloned=5,500 copied=0,0 linked=0 uptodate=0,0");
+        CopyData? parsed = CopyDataReader.TryParse(data.Format());
+        CopyData? older = CopyDataReader.TryParse("CopyOnWrite data: v=1 cloned=5,500 copied=0,0 linked=0 uptodate=0,0");
 
         Assert.IsNotNull(parsed);
         Assert.AreEqual("/mnt/build cache", parsed.ClonedOnVolume);
@@ -79,7 +80,7 @@ public sealed class CopyDataTests
     [TestMethod]
     public void A_cross_volume_entry_of_an_earlier_v1_line_without_file_systems_still_reads()
     {
-        CopyData? parsed = CopyData.TryParse("CopyOnWrite data: v=1 cloned=0,0 copied=1,10 linked=0 uptodate=0,0 reason=DifferentVolumes,xfs,1,10 crossvolume=%2Fa,%2Fb,%2F,%2Fb,1,10");
+        CopyData? parsed = CopyDataReader.TryParse("CopyOnWrite data: v=1 cloned=0,0 copied=1,10 linked=0 uptodate=0,0 reason=DifferentVolumes,xfs,1,10 crossvolume=%2Fa,%2Fb,%2F,%2Fb,1,10");
 
         Assert.IsNotNull(parsed);
         Assert.AreEqual(new CopyData.CrossVolumeEntry("/a", "/b", "/", "/b", 1, 10, "", "", SourceOrigin.Movable), parsed.CrossVolume[0]);
@@ -88,10 +89,10 @@ public sealed class CopyDataTests
     [TestMethod]
     public void Other_messages_and_unknown_versions_are_not_data()
     {
-        Assert.IsNull(CopyData.TryParse("CopyOnWrite: cloned 2 files (19.1 MiB)."));
-        Assert.IsNull(CopyData.TryParse("CopyOnWrite data: v=2 cloned=1,1"));
-        Assert.IsNull(CopyData.TryParse("CopyOnWrite data: v=1 cloned=x,1"));
-        Assert.IsNotNull(CopyData.TryParse("CopyOnWrite data: v=1 cloned=1,1 future=whatever"), "unknown fields are ignored");
+        Assert.IsNull(CopyDataReader.TryParse("CopyOnWrite: cloned 2 files (19.1 MiB)."));
+        Assert.IsNull(CopyDataReader.TryParse("CopyOnWrite data: v=2 cloned=1,1"));
+        Assert.IsNull(CopyDataReader.TryParse("CopyOnWrite data: v=1 cloned=x,1"));
+        Assert.IsNotNull(CopyDataReader.TryParse("CopyOnWrite data: v=1 cloned=1,1 future=whatever"), "unknown fields are ignored");
     }
 
     [TestMethod]

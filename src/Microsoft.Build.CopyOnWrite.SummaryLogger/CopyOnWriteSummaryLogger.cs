@@ -17,8 +17,8 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// </summary>
 /// <remarks>
 /// MSBuild loads loggers only from its command line and response files, so this one is turned on with
-/// <c>-logger:Microsoft.Build.CopyOnWrite.Savings.CopyOnWriteSummaryLogger,PATH/Microsoft.Build.CopyOnWrite.dll</c>,
-/// typically in a Directory.Build.rsp (the README shows how). As a central logger it receives the events of
+/// <c>-logger:Microsoft.Build.CopyOnWrite.Savings.CopyOnWriteSummaryLogger,PATH/Microsoft.Build.CopyOnWrite.SummaryLogger.dll</c>,
+/// the PATH the SDK's CopyOnWriteSummaryLogger property gives (the README shows how). As a central logger it receives the events of
 /// every node (-m), it works next to the console and terminal loggers, and it works on a binary log replay
 /// (<c>dotnet msbuild build.binlog -logger:...</c>). Parameters (after a semicolon):
 /// <c>SummaryFile=PATH</c> also writes the totals as JSON; <c>Verbosity=quiet|minimal|normal|detailed|diagnostic</c>.
@@ -95,7 +95,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             return;
         }
 
-        CopyData? data = CopyData.TryParse(message);
+        CopyData? data = CopyDataReader.TryParse(message);
         if (data is null)
         {
             return;

@@ -1,9 +1,9 @@
 using System.Globalization;
 using System.Text;
 
-namespace Microsoft.Build.CopyOnWrite;
+namespace Microsoft.Build.CopyOnWrite.Savings;
 
-/// <summary>A string as a JSON string literal: the summary logger's and the doctor's JSON are written by hand (no serializer to load in MSBuild).</summary>
+/// <summary>A string as a JSON string literal: the summary logger's JSON is written by hand (no serializer to load in MSBuild).</summary>
 internal static class JsonText
 {
     public static string Quote(string value)
