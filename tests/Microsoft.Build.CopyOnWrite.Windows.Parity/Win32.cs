@@ -259,6 +259,16 @@ internal static unsafe class Win32
         public IntPtr CallbackContext;
     }
 
+    /// <summary>
+    /// Drops this thread's COM error information (SetErrorInfo(0, null)). .NET's Marshal.GetExceptionForHR, which the
+    /// stock task words a failed link call with, reads it: left there by an earlier scenario's failure on this thread,
+    /// it would word a later scenario's message (under Wine 8, "Access to the path ... is denied" for a taken name).
+    /// </summary>
+    public static void ClearComErrorInfo() => SetErrorInfo(0, IntPtr.Zero);
+
+    [DllImport("oleaut32.dll")]
+    private static extern int SetErrorInfo(uint reserved, IntPtr errorInfo);
+
     [DllImport(Kernel32, SetLastError = true)]
     public static extern bool GetFileInformationByHandle(SafeFileHandle file, out ByHandleFileInformation information);
 

@@ -126,6 +126,7 @@ internal static class WindowsParityHarness
     {
         using var tree = new WindowsTree(root, TimesCompared.ForThisMachine);
         scenario.ArrangeIn(tree);
+        Win32.ClearComErrorInfo(); // each task starts as in a build node: no failure of another's left on the thread
         List<string> before = tree.Snapshot();
         System.Threading.Tasks.Task? helper = null;
         using var returned = new CancellationTokenSource();
