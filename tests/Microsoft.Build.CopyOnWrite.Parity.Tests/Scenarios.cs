@@ -137,6 +137,11 @@ public static partial class Scenarios
         yield return S("source missing among good ones", RunMode.Both).Arrange(t => t.File("a.txt").File("c.txt")).Sources("{R}/a.txt", "{R}/b.txt", "{R}/c.txt").Folder("{R}/out");
         yield return S("missing source", RunMode.Both).Sources("{R}/src/missing.txt").Folder("{R}/out");
         yield return S("missing source with an existing destination").Arrange(t => t.File("out/missing.txt", "keep")).Sources("{R}/src/missing.txt").Folder("{R}/out");
+        // Names a look's stat refuses (ENAMETOOLONG, ENOTDIR): whatever the stat says, each is that file's error, as the stock task's.
+        yield return S("source name longer than the file system allows").Sources("{R}/src/" + new string('s', 300) + ".txt").Folder("{R}/out");
+        yield return S("destination name longer than the file system allows").WithSource().Sources("{R}/src/a.txt").Destinations("{R}/out/" + new string('d', 300) + ".txt");
+        yield return S("source path through a file").WithSource().Sources("{R}/src/a.txt/inner.txt").Folder("{R}/out");
+        yield return S("destination path through a file").WithSource().Arrange(t => t.File("out")).Sources("{R}/src/a.txt").Destinations("{R}/out/a.txt").FastRetries();
         yield return S("missing source, Retries 0").Sources("{R}/src/missing.txt").Folder("{R}/out").Set("Retries", 0);
         yield return S("source is a directory", RunMode.Both).Arrange(t => t.Dir("srcdir")).Sources("{R}/srcdir").Folder("{R}/out");
         yield return S("source is a directory, to DestinationFiles").Arrange(t => t.Dir("srcdir")).Sources("{R}/srcdir").Destinations("{R}/out/x");
