@@ -108,7 +108,8 @@ internal sealed class DoctorCheck
         => from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.Clones(from.Volume, to.Volume);
 
     /// <param name="facts">What the build knows beyond folders (restore's result, the folders Required accepts); none: it is assumed, and said.</param>
-    public static DoctorCheck Run(IEnumerable<CheckedFolder> folders, VolumeCatalog catalog, AdviceOS os, BuildFacts? facts = null)
+    /// <param name="volumesThatMayClone">The machine's other volumes that may clone (<see cref="SelfTest.LinuxMounts"/>), asked only where the repository's does not; none: no such list.</param>
+    public static DoctorCheck Run(IEnumerable<CheckedFolder> folders, VolumeCatalog catalog, AdviceOS os, BuildFacts? facts = null, Func<IReadOnlyList<VolumeLocation>>? volumesThatMayClone = null)
     {
         var found = new List<FolderOnVolume>();
         folders = folders.ToList();
@@ -127,7 +128,7 @@ internal sealed class DoctorCheck
             found.Add(added);
             return added;
         });
-        IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog), found);
+        IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog, volumesThatMayClone), found);
         List<Finding> findings = DoctorAdvice.For(found, elsewhere, os, verdict).ToList();
         findings.AddRange(DoctorAdvice.Links(found, facts ?? BuildFacts.None));
         LinkedOutputs linked = LinkedOutputs.Find(
@@ -196,15 +197,15 @@ internal sealed class DoctorCheck
     /// probe is written at a mount point that is no folder of the build): the fix can then name a volume this machine
     /// already has instead of a new one.
     /// </summary>
-    private static IReadOnlyList<VolumeFacts> CloneCapableVolumesBesides(FolderOnVolume? repository, VolumeCatalog catalog)
+    private static IReadOnlyList<VolumeFacts> CloneCapableVolumesBesides(FolderOnVolume? repository, VolumeCatalog catalog, Func<IReadOnlyList<VolumeLocation>>? volumesThatMayClone)
     {
-        if (repository is null || repository.Volume.CanClone == true)
+        if (repository is null || repository.Volume.CanClone == true || volumesThatMayClone is null)
         {
             return [];
         }
 
         var volumes = new List<VolumeFacts>();
-        foreach (VolumeLocation candidate in catalog.VolumesThatMayClone().Where(v => v.Root != repository.Volume.Root))
+        foreach (VolumeLocation candidate in volumesThatMayClone().Where(v => v.Root != repository.Volume.Root))
         {
             try
             {

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.CommandLine;
 using System.Linq;
 using System.IO;
+using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
@@ -84,7 +85,7 @@ internal static class DoctorCommand
         var catalog = VolumeCatalog.Fresh();
         BuildFacts Facts(ProjectFolders found) => found.Facts with { Committed = CommittedPackages.Read(found.Repository, found.UsesOurSdk, found.PackageSources, found.NuGetConfigFiles) };
         List<(string Project, ProjectFolders? Found, string? Problem, DoctorCheck? Check)> checks = evaluated
-            .Select((e, i) => (projects[i], e.Found, e.Problem, e.Found is null ? null : DoctorCheck.Run(e.Found.Folders.Concat(Extra()), catalog, AdviceOSes.ThisProcess, Facts(e.Found))))
+            .Select((e, i) => (projects[i], e.Found, e.Problem, e.Found is null ? null : DoctorCheck.Run(e.Found.Folders.Concat(Extra()), catalog, AdviceOSes.ThisProcess, Facts(e.Found), LinuxMounts.VolumesUsersKeepThatMayClone)))
             .ToList();
         if (cancellation.IsCancellationRequested)
         {

@@ -9,7 +9,7 @@ namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 /// <summary>
 /// The facts a report of the self-test needs to be read elsewhere: OS and its build, processor, runtime, our version
-/// (each volume's driver line is the volume component's: <see cref="Volumes.VolumeCatalog.DriverLineOf"/>).
+/// (each volume's driver line is the mount table's: <see cref="LinuxMounts.DriverLineOf"/>).
 /// </summary>
 internal static class MachineFacts
 {

@@ -78,7 +78,7 @@ internal sealed class SelfTestRunner
         foreach (string folder in folders)
         {
             VolumeFacts facts = volumes.Inspect(folder);
-            var volume = new SelfTestVolume(folder, facts, volumes.DriverLineOf(facts.Root));
+            var volume = new SelfTestVolume(folder, facts, LinuxMounts.DriverLineOf(facts.Root));
             report.Volumes.Add(volume);
             string work = Path.Combine(folder, ".cow-selftest-" + Guid.NewGuid().ToString("N").Substring(0, 12));
             try

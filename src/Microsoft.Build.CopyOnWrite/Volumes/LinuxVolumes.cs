@@ -17,7 +17,7 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 /// never do) and the answer is "unknown" otherwise (XFS clones only when made with reflink).
 /// </summary>
 [SupportedOSPlatform("linux")]
-internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
+internal sealed class LinuxVolumes : IVolumeInspector
 {
     private const int EBADF = 9;
     private const int EXDEV = 18;
@@ -100,60 +100,6 @@ internal sealed class LinuxVolumes : IVolumeInspector, IListsVolumes
             ? (*(uint*)(geometry + XfsGeometryFlagsOffset) & XfsGeometryFlagReflink) != 0
             : null;
     }
-
-    public IReadOnlyList<VolumeLocation> MountedVolumesUsersKeep()
-        => Mounts()
-            .Where(m => ClonesSometimes.Contains(m.FileSystem) && !IsScratch(m.Point, LoopImageOf(m.Source)))
-            .OrderBy(m => m.Point, StringComparer.Ordinal)
-            .Select(m => new VolumeLocation(m.Point, m.FileSystem, m.Device))
-            .ToList();
-
-    /// <summary>mountinfo's account of the mount: "TYPE on SOURCE, mount options OPTIONS, file system options SUPER-OPTIONS".</summary>
-    public string? DriverLineOf(string mountPoint)
-    {
-        string point = mountPoint.TrimEnd('/').PadRight(1, '/');
-        foreach (Mount mount in Mounts())
-        {
-            if (mount.Point == point && mount.Options is not null)
-            {
-                return $"{mount.FileSystem} on {mount.Source}, mount options {mount.Options.Mount}, file system options {mount.Options.FileSystem}";
-            }
-        }
-
-        return null;
-    }
-
-    /// <summary>Whether a mount point, or the image file a loop device reads (null: none), lies in a temp folder.</summary>
-    internal static bool IsScratch(string mountPoint, string? loopImage)
-    {
-        string[] temporary = [Path.GetTempPath(), "/tmp/", "/var/tmp/"];
-        return temporary.Any(folder => InFolder(mountPoint, folder) || (loopImage is not null && InFolder(loopImage, folder)));
-
-        static bool InFolder(string path, string folder)
-            => (path.TrimEnd('/') + "/").StartsWith(folder.TrimEnd('/') + "/", StringComparison.Ordinal);
-    }
-
-    /// <summary>The image file a loop device (/dev/loopN, as mounted) reads its blocks from, or null for any other source.</summary>
-    private static string? LoopImageOf(string? source)
-    {
-        if (source is null || !source.StartsWith("/dev/loop", StringComparison.Ordinal))
-        {
-            return null;
-        }
-
-        try
-        {
-            string backingFile = $"/sys/block/{Path.GetFileName(source)}/loop/backing_file";
-            return File.Exists(backingFile) ? File.ReadAllText(backingFile).Trim() : null;
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            return null;
-        }
-    }
-
-    // The file systems that can clone on Linux (XFS only when made with reflink, which a probe tells).
-    private static readonly HashSet<string> ClonesSometimes = new(StringComparer.Ordinal) { "xfs", "btrfs", "bcachefs", "ocfs2" };
 
     /// <summary>What the file system's kind alone says, when no probe could be made.</summary>
     internal static (bool? CanClone, string Evidence) FromKind(string fileSystem, string why) => fileSystem switch

@@ -134,12 +134,6 @@ internal sealed class VolumeCatalog
         return facts;
     }
 
-    /// <summary>The mounted volumes whose file system can clone, where the OS can list them (Linux); empty elsewhere.</summary>
-    public IReadOnlyList<VolumeLocation> VolumesThatMayClone() => _inspector is IListsVolumes lister ? lister.MountedVolumesUsersKeep() : [];
-
-    /// <summary>Where the OS keeps a mount table (Linux): the driver line of the volume mounted at <paramref name="mountPoint"/>; null elsewhere.</summary>
-    public string? DriverLineOf(string mountPoint) => _inspector is IListsVolumes lister ? lister.DriverLineOf(mountPoint) : null;
-
     private bool IsStale(long when) => IsOlderThan(when, Lifetime);
 
     private static bool IsOlderThan(long when, TimeSpan age) => Stopwatch.GetTimestamp() - when > age.TotalSeconds * Stopwatch.Frequency;

@@ -64,20 +64,6 @@ internal interface IVolumeInspector
     VolumeFacts Inspect(string folder, bool mayWrite);
 }
 
-/// <summary>An inspector that can list the volumes mounted on this machine (Linux: the mount table).</summary>
-internal interface IListsVolumes
-{
-    /// <summary>
-    /// The mounted volumes whose file system can clone on this OS (some only when made so: a probe tells), by mount
-    /// point, that a user keeps: none mounted in a temp folder, nor made of an image file that lives in one (another
-    /// job's scratch volume, gone when that job ends).
-    /// </summary>
-    IReadOnlyList<VolumeLocation> MountedVolumesUsersKeep();
-
-    /// <summary>The driver line of the volume mounted at <paramref name="mountPoint"/> (what was mounted, how, with which options); null when none is.</summary>
-    string? DriverLineOf(string mountPoint);
-}
-
 /// <summary>What an OS call answered, as it answered it: a value, or the call's error (errno on macOS, the Win32 error code on Windows).</summary>
 internal readonly record struct SystemAnswer<T>(T Value, int Error)
 {

@@ -5,6 +5,7 @@ using System.Linq;
 using System.Threading;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
+using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -43,8 +44,9 @@ public sealed class DoctorCheckTests
     {
         LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
         string repository = ext4.NewFolder("repo");
-        var catalog = new VolumeCatalog(new ListingNothing(VolumeCatalog.ForThisProcess(TimeSpan.Zero)), TimeSpan.Zero);
+        var catalog = new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero);
 
+        // No list of the machine's other volumes: as on one with none that clones.
         DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin"))], catalog, AdviceOS.Linux);
 
         Assert.IsFalse(check.RepositoryClones);
@@ -244,7 +246,7 @@ public sealed class DoctorCheckTests
 
         Assert.IsTrue(project.Facts.InsteadOfLinks, "the build trims and reads True as on");
         Assert.AreEqual(SourceOrigin.NuGetFallbackFolder, project.Facts.Sources.OriginOf(Path.Combine(fallback, "dep", "1.0.0", "Dep.dll")));
-        DoctorCheck check = DoctorCheck.Run(project.Folders, new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero), AdviceOS.Linux, project.Facts);
+        DoctorCheck check = DoctorCheck.Run(project.Folders, new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero), AdviceOS.Linux, project.Facts, LinuxMounts.VolumesUsersKeepThatMayClone);
 
         Finding bad = check.Findings.Single(f => f.Message.Contains("not a full path", StringComparison.Ordinal));
         Assert.AreEqual(Severity.Error, bad.Severity);
@@ -393,20 +395,13 @@ public sealed class DoctorCheckTests
     }
 
     private static DoctorCheck LinuxCheck(params CheckedFolder[] folders)
-        => DoctorCheck.Run(folders, new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero), AdviceOS.Linux);
+        => DoctorCheck.Run(folders, new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero), AdviceOS.Linux, volumesThatMayClone: LinuxMounts.VolumesUsersKeepThatMayClone);
 
     private static DoctorCheck WindowsCheck(AnsweringWindows windows, params CheckedFolder[] folders)
         => DoctorCheck.Run(folders, new VolumeCatalog(new WindowsVolumes(windows), TimeSpan.Zero), AdviceOS.Windows);
 
     private static string Text(DoctorCheck check) => string.Join("\n", DoctorReport.Lines(check));
 
-    /// <summary>This OS's inspector on a machine that lists no other volume (as one with none that clones).</summary>
-    private sealed class ListingNothing(IVolumeInspector inner) : IVolumeInspector
-    {
-        public VolumeLocation Locate(string path) => inner.Locate(path);
-
-        public VolumeFacts Inspect(string folder, bool mayWrite) => inner.Inspect(folder, mayWrite);
-    }
 
     /// <summary>Windows' documented answers for a few drives, keyed by volume root (the drive of a path).</summary>
     private sealed class AnsweringWindows : IWindowsVolumeSystem

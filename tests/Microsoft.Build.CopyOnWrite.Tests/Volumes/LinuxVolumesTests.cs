@@ -1,6 +1,7 @@
 using System;
 using System.IO;
 using System.Linq;
+using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -113,12 +114,12 @@ public sealed class LinuxVolumesTests
     {
         LoopFileSystem volume = LoopFileSystems.Require(kind);
 
-        string? line = Catalog().DriverLineOf(volume.MountPoint + "/");
+        string? line = LinuxMounts.DriverLineOf(volume.MountPoint + "/");
 
         StringAssert.StartsWith(line, $"{kind} on /dev/loop");
         StringAssert.Contains(line, ", mount options rw");
         StringAssert.Contains(line, ", file system options ");
-        Assert.IsNull(Catalog().DriverLineOf(volume.NewFolder("not-a-mount")), "a folder that is no mount point has no driver line");
+        Assert.IsNull(LinuxMounts.DriverLineOf(volume.NewFolder("not-a-mount")), "a folder that is no mount point has no driver line");
     }
 
     [TestMethod]

@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
+using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -87,7 +88,8 @@ public sealed class WhereUsersBuildTests
             ],
             VolumeCatalog.Fresh(),
             AdviceOS.Linux,
-            BuildFacts.None);
+            BuildFacts.None,
+            LinuxMounts.VolumesUsersKeepThatMayClone);
         return new Row(mounts, kernel, build, built, doctor);
     }
 
