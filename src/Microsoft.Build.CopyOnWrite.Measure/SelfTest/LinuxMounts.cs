@@ -43,7 +43,7 @@ internal static class LinuxMounts
     }
 
     /// <summary>Whether a mount point, or the image file a loop device reads (null: none), lies in a temp folder.</summary>
-    internal static bool IsScratch(string mountPoint, string? loopImage)
+    private static bool IsScratch(string mountPoint, string? loopImage)
     {
         string[] temporary = [Path.GetTempPath(), "/tmp/", "/var/tmp/"];
         return temporary.Any(folder => InFolder(mountPoint, folder) || (loopImage is not null && InFolder(loopImage, folder)));
