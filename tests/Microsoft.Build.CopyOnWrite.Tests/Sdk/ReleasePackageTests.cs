@@ -35,6 +35,14 @@ public sealed class ReleasePackageTests
     }
 
     [TestMethod]
+    public void The_release_command_builds_under_artifacts_and_writes_nothing_beside_the_sources()
+    {
+        // ReadyToRun images included: under -artifacts-path the intermediate folder is absolute, not below the project.
+        string written = GitCommand.Run(s_release.Root, "status", "--porcelain", "--ignored").Trim();
+        Assert.AreEqual("!! artifacts/", written, written);
+    }
+
+    [TestMethod]
     public void Every_link_of_the_package_README_into_the_repository_points_at_the_packed_commit()
     {
         using ZipArchive package = ZipFile.OpenRead(s_release.PackagePath);
