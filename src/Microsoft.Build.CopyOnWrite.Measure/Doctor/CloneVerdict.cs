@@ -1,6 +1,7 @@
-using System;
 using System.Collections.Generic;
 using System.Linq;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -43,6 +44,12 @@ internal sealed class CloneVerdict
         : Copies.Any(c => c.Passes == false) ? false
         : Copies.Any(c => c.Passes is null) ? null
         : true;
+
+    /// <summary>The rule in one sentence, as the doctor prints it and docs/volumes.md states it (the build's own: <see cref="CloneRule"/>).</summary>
+    public const string Statement =
+        "every file the build copies must go as a clone (source and destination on one file system that clones), "
+        + "unless it comes from the .NET or MSBuild installation, a NuGet fallback folder named in NUGET_FALLBACK_PACKAGES, "
+        + "or a folder listed in CopyOnWriteAcceptCopiesFrom";
 
     /// <summary>The first copy that fails Required, or cannot be told.</summary>
     public BuildCopy? FirstFailing => Copies.FirstOrDefault(c => c.Passes == false) ?? Copies.FirstOrDefault(c => c.Passes is null);
@@ -105,12 +112,20 @@ internal sealed class CloneVerdict
             assumptions.Add($"no build step copies from the temp folder {temp.Folder.Path} (another file system than the output) or from another folder outside those above: one that does fails Required unless listed in CopyOnWriteAcceptCopiesFrom; name such a folder to the doctor to judge it (dotnet cow-measure doctor --copies-from FOLDER)");
         }
 
-        facts.Add($"the rule (CopyOnWriteMode=Required): {CloneRule.Statement}");
+        facts.Add($"the rule (CopyOnWriteMode=Required): {Statement}");
         return new CloneVerdict(copies, facts, assumptions, restored);
     }
 
+    /// <summary>Whether files go from <paramref name="source"/> to <paramref name="destination"/> as clones: one file system, and it clones (null: unknown).</summary>
+    public static bool? ClonesBetween(VolumeFacts source, VolumeFacts destination)
+        => !CloneRule.SameFileSystem(source.Location, destination.Location) ? false : source.CanClone;
+
+    /// <summary>Whether copies from <paramref name="source"/> (of that kind) to <paramref name="destination"/> pass Required: cloned or accepted (null: unknown).</summary>
+    public static bool? PassesRequired(SourceOrigin kind, VolumeFacts source, VolumeFacts destination)
+        => CloneRule.AcceptsCopiesFrom(kind) ? true : ClonesBetween(source, destination);
+
     private static BuildCopy Judge(FolderOnVolume from, FolderOnVolume to, SourceOrigin source, string what)
-        => new(from, to, source, what, from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.PassesRequired(source, from.Volume, to.Volume));
+        => new(from, to, source, what, from.Volume.Root == "?" || to.Volume.Root == "?" ? null : PassesRequired(source, from.Volume, to.Volume));
 
     /// <summary>
     /// Where the build says files from <paramref name="folder"/> come from (<see cref="CopySources.OriginOf"/>, the task's

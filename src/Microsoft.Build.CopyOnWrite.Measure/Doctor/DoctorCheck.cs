@@ -1,7 +1,8 @@
-using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Settings;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -105,11 +106,11 @@ internal sealed class DoctorCheck
 
     /// <summary>Whether files go from <paramref name="from"/> to <paramref name="to"/> as clones: one file system, and it clones (null: unknown).</summary>
     public static bool? Clones(FolderOnVolume from, FolderOnVolume to)
-        => from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneRule.Clones(from.Volume, to.Volume);
+        => from.Volume.Root == "?" || to.Volume.Root == "?" ? null : CloneVerdict.ClonesBetween(from.Volume, to.Volume);
 
     /// <param name="facts">What the build knows beyond folders (restore's result, the folders Required accepts); none: it is assumed, and said.</param>
     /// <param name="volumesThatMayClone">The machine's other volumes that may clone (<see cref="SelfTest.LinuxMounts"/>), asked only where the repository's does not; none: no such list.</param>
-    public static DoctorCheck Run(IEnumerable<CheckedFolder> folders, VolumeCatalog catalog, AdviceOS os, BuildFacts? facts = null, Func<IReadOnlyList<VolumeLocation>>? volumesThatMayClone = null)
+    public static DoctorCheck Run(IEnumerable<CheckedFolder> folders, VolumeFactsInspector volumes, AdviceOS os, BuildFacts? facts = null, Func<IReadOnlyList<VolumeLocation>>? volumesThatMayClone = null)
     {
         var found = new List<FolderOnVolume>();
         folders = folders.ToList();
@@ -119,16 +120,16 @@ internal sealed class DoctorCheck
         IReadOnlyList<string> notToWriteIn = folders.Where(f => f.Role == FolderRole.DotnetInstallation).Select(f => Normalize(f.Path)).ToList();
         foreach (CheckedFolder folder in folders.OrderBy(f => f.Role).GroupBy(f => Normalize(f.Path), VolumeCatalog.RootComparer).Select(g => g.First()))
         {
-            found.Add(Look(folder, catalog, MayProbe(folder, notToWriteIn)));
+            found.Add(Look(folder, volumes, MayProbe(folder, notToWriteIn)));
         }
 
         CloneVerdict verdict = CloneVerdict.For(found, facts ?? BuildFacts.None, copiedFrom, folder =>
         {
-            FolderOnVolume added = Look(folder, catalog, MayProbe(folder, notToWriteIn));
+            FolderOnVolume added = Look(folder, volumes, MayProbe(folder, notToWriteIn));
             found.Add(added);
             return added;
         });
-        IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), catalog, volumesThatMayClone), found);
+        IReadOnlyList<VolumeFacts> elsewhere = InOrderOfProposal(CloneCapableVolumesBesides(found.FirstOrDefault(f => f.Folder.Role == FolderRole.Repository), volumes, volumesThatMayClone), found);
         List<Finding> findings = DoctorAdvice.For(found, elsewhere, os, verdict).ToList();
         findings.AddRange(DoctorAdvice.Links(found, facts ?? BuildFacts.None));
         LinkedOutputs linked = LinkedOutputs.Find(
@@ -176,13 +177,13 @@ internal sealed class DoctorCheck
         "/System/Library", "/System/Applications", "/Library", "/Applications",
     ];
 
-    private static FolderOnVolume Look(CheckedFolder folder, VolumeCatalog catalog, bool mayProbe)
+    private static FolderOnVolume Look(CheckedFolder folder, VolumeFactsInspector volumes, bool mayProbe)
     {
         bool exists = Directory.Exists(folder.Path);
         VolumeFacts volume;
         try
         {
-            volume = catalog.Inspect(folder.Path, mayProbe);
+            volume = volumes.Inspect(folder.Path, mayProbe);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
@@ -197,7 +198,7 @@ internal sealed class DoctorCheck
     /// probe is written at a mount point that is no folder of the build): the fix can then name a volume this machine
     /// already has instead of a new one.
     /// </summary>
-    private static IReadOnlyList<VolumeFacts> CloneCapableVolumesBesides(FolderOnVolume? repository, VolumeCatalog catalog, Func<IReadOnlyList<VolumeLocation>>? volumesThatMayClone)
+    private static IReadOnlyList<VolumeFacts> CloneCapableVolumesBesides(FolderOnVolume? repository, VolumeFactsInspector inspector, Func<IReadOnlyList<VolumeLocation>>? volumesThatMayClone)
     {
         if (repository is null || repository.Volume.CanClone == true || volumesThatMayClone is null)
         {
@@ -210,7 +211,7 @@ internal sealed class DoctorCheck
             try
             {
                 // Not a folder of the build, nor one the user named: judged without writing there (its flags or its kind).
-                VolumeFacts facts = catalog.Inspect(candidate.Root, mayWrite: false);
+                VolumeFacts facts = inspector.Inspect(candidate.Root, mayWrite: false);
                 if (facts.CanClone == true)
                 {
                     volumes.Add(facts);

@@ -1,8 +1,9 @@
-using System;
 using System.Collections.Generic;
 using System.CommandLine;
-using System.Linq;
 using System.IO;
+using System.Linq;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -82,10 +83,10 @@ internal static class DoctorCommand
 
         IEnumerable<CheckedFolder> Extra() => (folders.Length > 1 ? folders[1..] : []).Select(f => new CheckedFolder(FolderRole.NamedFolder, Path.GetFullPath(f)))
             .Concat((copiesFrom ?? []).Select(f => new CheckedFolder(FolderRole.CopiedFrom, Path.GetFullPath(f))));
-        var catalog = VolumeCatalog.Fresh();
+        VolumeFactsInspector volumes = VolumeFactsInspector.ForThisProcess();
         BuildFacts Facts(ProjectFolders found) => found.Facts with { Committed = CommittedPackages.Read(found.Repository, found.UsesOurSdk, found.PackageSources, found.NuGetConfigFiles) };
         List<(string Project, ProjectFolders? Found, string? Problem, DoctorCheck? Check)> checks = evaluated
-            .Select((e, i) => (projects[i], e.Found, e.Problem, e.Found is null ? null : DoctorCheck.Run(e.Found.Folders.Concat(Extra()), catalog, AdviceOSes.ThisProcess, Facts(e.Found), LinuxMounts.VolumesUsersKeepThatMayClone)))
+            .Select((e, i) => (projects[i], e.Found, e.Problem, e.Found is null ? null : DoctorCheck.Run(e.Found.Folders.Concat(Extra()), volumes, AdviceOSes.ThisProcess, Facts(e.Found), LinuxMounts.VolumesUsersKeepThatMayClone)))
             .ToList();
         if (cancellation.IsCancellationRequested)
         {

@@ -1,8 +1,9 @@
 using System.Collections.Generic;
 using System.Linq;
-using System.Text;
-using System.Text.Json;
 using System.Text.Json.Nodes;
+using System.Text.Json;
+using System.Text;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
@@ -99,7 +100,7 @@ internal static class DoctorReport
             verdict = new
             {
                 clones = verdict.Clones,
-                rule = CloneRule.Statement,
+                rule = CloneVerdict.Statement,
                 copies = verdict.Copies.Select(c => new
                 {
                     what = c.What,

@@ -1,7 +1,8 @@
-using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
@@ -66,9 +67,9 @@ internal sealed record CopyForecast(
     /// <summary>The pair that does not clone today and holds the most bytes: the one move that unlocks most.</summary>
     public CopiesBetweenVolumes? BestMove => PairsByGain.FirstOrDefault(p => !p.ClonesHere && p.Bytes > 0);
 
-    public static CopyForecast From(BuildCopies build, VolumeCatalog catalog)
+    public static CopyForecast From(BuildCopies build, VolumeFactsInspector inspector)
     {
-        var volumes = new FileVolumes(catalog);
+        var volumes = new FileVolumes(inspector);
         var counted = new List<(FileCopy FileCopy, FileOnDisk Source, FileOnDisk Destination, bool Ours)>();
         int written = 0, linked = 0, notOnDisk = 0, notRegular = 0, empty = 0;
         foreach (CopyTaskRun run in build.CopyTasks)

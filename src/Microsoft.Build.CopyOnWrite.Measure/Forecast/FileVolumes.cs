@@ -1,6 +1,7 @@
-using System;
 using System.Collections.Generic;
 using System.IO;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
@@ -29,9 +30,9 @@ internal sealed record BuildVolume(string Key, VolumeFacts Facts)
 
 /// <summary>
 /// Stats the files a build copied (<see cref="FileAsFound"/>) and names their volumes: st_dev where the OS gives it, and what
-/// the volume component (<see cref="VolumeCatalog"/>) says of each: mount point, file system, whether it clones.
+/// the tool's inspector (<see cref="VolumeFactsInspector"/>) says of each: mount point, file system, whether it clones.
 /// </summary>
-internal sealed class FileVolumes(VolumeCatalog catalog)
+internal sealed class FileVolumes(VolumeFactsInspector volumes)
 {
     private readonly Dictionary<string, FileOnDisk> _files = new(StringComparer.Ordinal);
     private readonly Dictionary<string, BuildVolume> _volumes = new(StringComparer.Ordinal);
@@ -83,7 +84,7 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
             // cannot hold a probe file, and the next folder of the volume may.
             try
             {
-                facts = catalog.Inspect(folder);
+                facts = volumes.Inspect(folder, mayWrite: true);
                 if (facts.CanClone is not null)
                 {
                     break;
@@ -111,12 +112,12 @@ internal sealed class FileVolumes(VolumeCatalog catalog)
 
         if (file.Device is null)
         {
-            return new FileOnDisk(true, file.Regular, file.Size, catalog.Locate(path).FileSystemKey);
+            return new FileOnDisk(true, file.Regular, file.Size, volumes.Locate(path).FileSystemKey);
         }
 
         if (!_fileSystemOfDevice.TryGetValue(file.Device, out string? fileSystem))
         {
-            _fileSystemOfDevice[file.Device] = fileSystem = catalog.Locate(path).FileSystemKey;
+            _fileSystemOfDevice[file.Device] = fileSystem = volumes.Locate(path).FileSystemKey;
         }
 
         return new FileOnDisk(true, file.Regular, file.Size, fileSystem);

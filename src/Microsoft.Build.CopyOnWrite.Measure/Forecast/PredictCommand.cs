@@ -1,6 +1,7 @@
-using System;
 using System.CommandLine;
 using System.IO;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
@@ -65,5 +66,5 @@ internal static class PredictCommand
     }
 
     public static CopyForecast Forecast(string binaryLog)
-        => CopyForecast.From(BinaryLogCopies.Read(binaryLog), VolumeCatalog.Fresh());
+        => CopyForecast.From(BinaryLogCopies.Read(binaryLog), VolumeFactsInspector.ForThisProcess());
 }

@@ -66,7 +66,7 @@ internal static class MeasurementPlatforms
     }
 
     /// <summary>The volume component's answer for a measured folder; a volume the OS will not describe stops the run with its reason.</summary>
-    public static VolumeFacts Identify(IVolumeInspector volumes, string folder)
+    public static VolumeFacts Identify(VolumeFactsInspector volumes, string folder)
     {
         try
         {

@@ -11,7 +11,7 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// Linux: the volume as <see cref="LinuxVolumes"/> describes it (the mount table, a probe clone), used space from
+/// Linux: the volume as <see cref="LinuxVolumeFacts"/> describes it (the mount table, a probe clone), used space from
 /// DriveInfo (statfs), syncfs to flush, /proc for the machine.
 /// </summary>
 [SupportedOSPlatform("linux")]
@@ -20,7 +20,7 @@ internal sealed class LinuxPlatform : IMeasurementPlatform
     public string FlushMethod => "syncfs of the volume";
 
     // Read afresh: a loop volume mounted a moment ago must be seen.
-    public VolumeFacts Identify(string folder) => new LinuxVolumes(TimeSpan.Zero).Inspect(folder, mayWrite: true);
+    public VolumeFacts Identify(string folder) => new LinuxVolumeFacts().Inspect(folder, mayWrite: true);
 
     public Reading<long> UsedBytes(string folder)
     {

@@ -6,7 +6,7 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// macOS: the volume as <see cref="MacVolumes"/> describes it (statfs, a probe clone), used space from statfs, sync() to
+/// macOS: the volume as <see cref="MacVolumeFacts"/> describes it (statfs, a probe clone), used space from statfs, sync() to
 /// flush, getloadavg and sysctl for the machine. Every decision is made here from <see cref="IMacSystem"/>'s answers.
 /// </summary>
 internal sealed class MacPlatform : IMeasurementPlatform
@@ -17,7 +17,7 @@ internal sealed class MacPlatform : IMeasurementPlatform
 
     public string FlushMethod => "sync() (every file system: macOS has no per-volume sync)";
 
-    public VolumeFacts Identify(string folder) => MeasurementPlatforms.Identify(new MacVolumes(_system), folder);
+    public VolumeFacts Identify(string folder) => MeasurementPlatforms.Identify(new MacVolumeFacts(_system), folder);
 
     public Reading<long> UsedBytes(string folder)
     {

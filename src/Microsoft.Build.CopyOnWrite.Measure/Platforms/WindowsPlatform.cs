@@ -6,7 +6,7 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// Windows: the volume as <see cref="WindowsVolumes"/> describes it (file system, block-cloning flag, Dev Drive),
+/// Windows: the volume as <see cref="WindowsVolumeFacts"/> describes it (file system, block-cloning flag, Dev Drive),
 /// used space from GetDiskFreeSpaceEx, a flush of the whole volume (FlushFileBuffers, elevated only).
 /// Every decision is made here from <see cref="IWindowsSystem"/>'s answers.
 /// </summary>
@@ -20,7 +20,7 @@ internal sealed class WindowsPlatform : IMeasurementPlatform
 
     public string FlushMethod => "FlushFileBuffers on the volume (needs an elevated prompt)";
 
-    public VolumeFacts Identify(string folder) => MeasurementPlatforms.Identify(new WindowsVolumes(_system), folder);
+    public VolumeFacts Identify(string folder) => MeasurementPlatforms.Identify(new WindowsVolumeFacts(_system), folder);
 
     public Reading<long> UsedBytes(string folder)
     {

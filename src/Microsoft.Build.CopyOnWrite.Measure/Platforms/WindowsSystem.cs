@@ -9,7 +9,7 @@ using Microsoft.Win32.SafeHandles;
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>What Windows answers the measurement beyond the volume's description: a value, or the Win32 error code of the call.</summary>
-internal interface IWindowsSystem : IWindowsVolumeSystem
+internal interface IWindowsSystem : IWindowsVolumeFactsSystem
 {
     /// <summary>GetDiskFreeSpaceEx: the volume's size and free bytes.</summary>
     SystemAnswer<WindowsDiskSpace> DiskSpace(string path);
@@ -26,12 +26,10 @@ internal readonly record struct WindowsDiskSpace(ulong TotalBytes, ulong FreeByt
 
 /// <summary>The real answers: thin calls into kernel32.</summary>
 [SupportedOSPlatform("windows")]
-internal sealed partial class WindowsSystem : WindowsVolumeSystem, IWindowsSystem
+internal sealed partial class WindowsSystem : WindowsVolumeFactsSystem, IWindowsSystem
 {
     private const uint GenericRead = 0x80000000;
     private const uint GenericWrite = 0x40000000;
-    private const uint FileShareReadWriteDelete = 0x7;
-    private const uint OpenExisting = 3;
 
     public string OSDescription => RuntimeInformation.OSDescription;
 
@@ -69,9 +67,6 @@ internal sealed partial class WindowsSystem : WindowsVolumeSystem, IWindowsSyste
     [LibraryImport("kernel32.dll", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     [return: MarshalAs(UnmanagedType.Bool)]
     private static partial bool GetVolumeNameForVolumeMountPointW(string volumeMountPoint, [Out] char[] volumeName, uint bufferLength);
-
-    [LibraryImport("kernel32.dll", SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
-    private static partial SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);
 
     [LibraryImport("kernel32.dll", SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]

@@ -1,6 +1,7 @@
-using System;
 using System.Collections.Generic;
 using System.Linq;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
@@ -35,7 +36,7 @@ internal sealed partial class MeasurementReport
         else if (OperatingSystem.IsWindows())
         {
             yield return stockClones.Count > 0
-                ? $"**On this Windows the stock Copy task clones too** on {string.Join(", ", stockClones.Select(v => v.Label))}: from Windows 11 24H2 (build {Microsoft.Build.CopyOnWrite.Volumes.WindowsVolumes.FirstBuildWhoseCopyFileClones}) CopyFile block-clones by itself on ReFS. So there ours against stock shows the difference between the two tasks, not what cloning brings."
+                ? $"**On this Windows the stock Copy task clones too** on {string.Join(", ", stockClones.Select(v => v.Label))}: from Windows 11 24H2 (build {WindowsVolumeFacts.FirstBuildWhoseCopyFileClones}) CopyFile block-clones by itself on ReFS. So there ours against stock shows the difference between the two tasks, not what cloning brings."
                 : "On this Windows the stock Copy task copies every byte (CopyFile block-clones by itself only from Windows 11 24H2): ours against stock on a volume that can clone is what cloning brings.";
         }
 

@@ -1,8 +1,9 @@
-using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Linq;
 using System.Text;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Volumes;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;

@@ -1,11 +1,12 @@
-using System;
 using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Linq;
 using System.Runtime.InteropServices;
 using System.Threading;
+using System;
 using Microsoft.Build.CopyOnWrite.Cloning;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Volumes;
 using Microsoft.Build.Utilities;
 
@@ -55,7 +56,7 @@ internal sealed class SelfTestRunner
     /// <summary>The first of the folders on each volume, made if missing (a build writes there anyway).</summary>
     internal static IReadOnlyList<string> OnePerVolume(IEnumerable<string> folders)
     {
-        VolumeCatalog volumes = VolumeCatalog.Fresh();
+        VolumeFactsInspector volumes = VolumeFactsInspector.ForThisProcess();
         var chosen = new List<string>();
         var roots = new HashSet<string>(VolumeCatalog.RootComparer);
         foreach (string folder in folders)
@@ -74,10 +75,10 @@ internal sealed class SelfTestRunner
     public SelfTestReport Run(IReadOnlyList<string> folders, CancellationToken cancellationToken)
     {
         var report = new SelfTestReport(MachineFacts.Describe());
-        VolumeCatalog volumes = VolumeCatalog.Fresh();
+        VolumeFactsInspector volumes = VolumeFactsInspector.ForThisProcess();
         foreach (string folder in folders)
         {
-            VolumeFacts facts = volumes.Inspect(folder);
+            VolumeFacts facts = volumes.Inspect(folder, mayWrite: true);
             var volume = new SelfTestVolume(folder, facts, LinuxMounts.DriverLineOf(facts.Root));
             report.Volumes.Add(volume);
             string work = Path.Combine(folder, ".cow-selftest-" + Guid.NewGuid().ToString("N").Substring(0, 12));

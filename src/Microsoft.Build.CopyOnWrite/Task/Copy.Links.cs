@@ -140,7 +140,7 @@ public sealed partial class Copy
                 return $"it is on another volume ({destination.Root}, {destination.FileSystem}) than its source ({source.Root}, {source.FileSystem})";
             }
 
-            return volumes.Inspect(destinationFolder!).CanClone == true ? null : $"{destination.Root} ({destination.FileSystem}) cannot clone";
+            return volumes.CanClone(destinationFolder!) == true ? null : $"{destination.Root} ({destination.FileSystem}) cannot clone";
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {

@@ -32,12 +32,6 @@ internal enum SourceOrigin
 /// </summary>
 internal static class CloneRule
 {
-    /// <summary>The rule in one sentence, as the doctor prints it and docs/volumes.md states it.</summary>
-    public const string Statement =
-        "every file the build copies must go as a clone (source and destination on one file system that clones), "
-        + "unless it comes from the .NET or MSBuild installation, a NuGet fallback folder named in NUGET_FALLBACK_PACKAGES, "
-        + "or a folder listed in CopyOnWriteAcceptCopiesFrom";
-
     /// <summary>Whether CopyOnWriteMode=Required accepts a file copied (not cloned) from <paramref name="source"/>.</summary>
     public static bool AcceptsCopiesFrom(SourceOrigin origin)
         => origin is SourceOrigin.DotNetInstallation or SourceOrigin.MSBuildInstallation or SourceOrigin.NuGetFallbackFolder or SourceOrigin.Listed;
@@ -51,12 +45,4 @@ internal static class CloneRule
 
     /// <summary>As <see cref="SameFileSystem(VolumeLocation, VolumeLocation)"/>, from the keys alone (the forecast keeps only those).</summary>
     public static bool SameFileSystem(string firstKey, string secondKey) => VolumeCatalog.RootComparer.Equals(firstKey, secondKey);
-
-    /// <summary>Whether files go from <paramref name="source"/> to <paramref name="destination"/> as clones: one file system, and it clones (null: unknown).</summary>
-    public static bool? Clones(VolumeFacts source, VolumeFacts destination)
-        => !SameFileSystem(source.Location, destination.Location) ? false : source.CanClone;
-
-    /// <summary>Whether copies from <paramref name="source"/> (of that kind) to <paramref name="destination"/> pass Required: cloned or accepted (null: unknown).</summary>
-    public static bool? PassesRequired(SourceOrigin kind, VolumeFacts source, VolumeFacts destination)
-        => AcceptsCopiesFrom(kind) ? true : Clones(source, destination);
 }

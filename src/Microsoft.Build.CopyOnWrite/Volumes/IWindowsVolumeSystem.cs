@@ -9,14 +9,8 @@ internal interface IWindowsVolumeSystem
     /// <summary>GetVolumeInformation of a volume root: the file system's name and flags.</summary>
     SystemAnswer<WindowsVolumeInformation> VolumeInformation(string root);
 
-    /// <summary>FSCTL_QUERY_PERSISTENT_VOLUME_STATE on the volume root: the persistent state flags (Dev Drive, trusted).</summary>
-    SystemAnswer<uint> PersistentVolumeState(string root);
-
     /// <summary>GetDriveType of a volume root: whether it is a network drive (DRIVE_REMOTE: a share, mapped or by UNC path).</summary>
     bool IsNetworkDrive(string root);
-
-    /// <summary>The Windows build number (22631 is 11 23H2, 26100 is 11 24H2).</summary>
-    int OSBuild { get; }
 }
 
 internal readonly record struct WindowsVolumeInformation(string FileSystemName, uint Flags);

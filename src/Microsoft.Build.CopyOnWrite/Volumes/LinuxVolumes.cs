@@ -12,16 +12,11 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 
 /// <summary>
 /// Linux: the mount point and file system from /proc/self/mountinfo (longest mount holding the real path); whether it
-/// clones from a probe clone (FICLONE) of a file of our own in the folder, since Linux has no flag for it. Where the
-/// folder cannot be written to, the file system's kind decides when it can (btrfs always clones; ext4, tmpfs and FAT
-/// never do) and the answer is "unknown" otherwise (XFS clones only when made with reflink).
+/// clones from a probe clone (FICLONE) of a file of our own in the folder, since Linux has no flag for it.
 /// </summary>
 [SupportedOSPlatform("linux")]
 internal sealed class LinuxVolumes : IVolumeInspector
 {
-    private const int EBADF = 9;
-    private const int EXDEV = 18;
-    private const int ENOTTY = 25;
     private const int EOPNOTSUPP = 95;
 
     private readonly TimeSpan _mountTableLifetime;
@@ -37,78 +32,13 @@ internal sealed class LinuxVolumes : IVolumeInspector
         return new VolumeLocation(mount.Point, mount.FileSystem, mount.Device);
     }
 
-    public VolumeFacts Inspect(string folder, bool mayWrite)
-    {
-        VolumeLocation location = Locate(folder);
-        string existing = VolumeCatalog.NearestExisting(folder);
-        (bool? canClone, string evidence) = (mayWrite ? ProbeClone(existing) : NotProbed) switch
-        {
-            0 => (true, "a probe clone (FICLONE) of a file of our own worked"),
-            int errno when CloneErrors.ClassifyLinux(errno) is FallbackReason.FileSystemCannotClone or FallbackReason.DifferentVolumes
-                => ((bool?)false, $"a probe clone (FICLONE) of a file of our own was refused: {Marshal.GetPInvokeErrorMessage(errno)} ({ErrnoName(errno)})"),
-            int errno when errno > 0 => WithoutProbe(existing, location.FileSystem, $"a probe clone (FICLONE) failed: {Marshal.GetPInvokeErrorMessage(errno)} ({ErrnoName(errno)})"),
-            NotProbed => WithoutProbe(existing, location.FileSystem, "no probe clone: the doctor writes only where a build writes (outputs, package cache, temp, a folder you named), not here"),
-            _ => WithoutProbe(existing, location.FileSystem, "no probe clone: the folder cannot be written to"),
-        };
+    public bool? CanClone(string folder) => CanCloneByProbe(ProbeClone(VolumeCatalog.NearestExisting(folder)));
 
-        // .NET's File.Copy (so MSBuild's own Copy task) tries FICLONE first on Linux: where we clone, it clones too.
-        return new VolumeFacts(location.Root, location.FileSystem, canClone, evidence, canClone, null, null, null, location.FileSystemId);
-    }
-
-    /// <summary>What <see cref="Inspect"/> is told by <see cref="ProbeClone"/>'s stand-in when it may not write.</summary>
-    private const int NotProbed = -2;
-
-    /// <summary>
-    /// Without a probe: XFS from its own flags (XFS_IOC_FSGEOMETRY's reflink bit, read through a read-only descriptor
-    /// of the folder), anything else from its kind.
-    /// </summary>
-    private static (bool? CanClone, string Evidence) WithoutProbe(string folder, string fileSystem, string why)
-        => fileSystem == "xfs" && XfsReflink(folder) is bool reflink
-            ? (reflink, $"the XFS volume's own flags (XFS_IOC_FSGEOMETRY) say reflink is {(reflink ? "on" : "off")} ({why})")
-            : FromKind(fileSystem, why);
-
-    /// <summary>_IOR('X', 100, struct xfs_fsop_geom_v1): 112 bytes, the flags at offset 92; the generic ioctl encoding, and powerpc's.</summary>
-    private static nuint? XfsGeometryRequestFor(Architecture architecture) => architecture.ToString() switch
-    {
-        "X64" or "Arm64" or "S390x" or "RiscV64" or "LoongArch64" => 0x80705864,
-        "Ppc64le" => 0x40705864,
-        _ => null,
-    };
-
-    private const int XfsGeometryBytes = 112;
-    private const int XfsGeometryFlagsOffset = 92;
-    private const uint XfsGeometryFlagReflink = 0x100000;
-
-    /// <summary>Whether the XFS volume holding <paramref name="folder"/> was made with reflink, from its geometry; null when it cannot be read.</summary>
-    internal static unsafe bool? XfsReflink(string folder)
-    {
-        if (XfsGeometryRequestFor(RuntimeInformation.ProcessArchitecture) is not nuint request)
-        {
-            return null;
-        }
-
-        int fd = LinuxNative.Open(folder, LinuxNative.OpenReadOnly | LinuxNative.OpenCloseOnExec);
-        if (fd < 0)
-        {
-            return null;
-        }
-
-        using var handle = new Microsoft.Win32.SafeHandles.SafeFileHandle(fd, ownsHandle: true);
-        byte* geometry = stackalloc byte[XfsGeometryBytes];
-        new Span<byte>(geometry, XfsGeometryBytes).Clear();
-        return LinuxNative.ioctl(fd, request, (nint)geometry) == 0
-            ? (*(uint*)(geometry + XfsGeometryFlagsOffset) & XfsGeometryFlagReflink) != 0
+    /// <summary>What <see cref="ProbeClone"/>'s answer says: 0 clones; a refusal that means the file system cannot clone (or the clone would cross file systems), no; anything else, unknown.</summary>
+    internal static bool? CanCloneByProbe(int probe)
+        => probe == 0 ? true
+            : probe > 0 && CloneErrors.ClassifyLinux(probe) is FallbackReason.FileSystemCannotClone or FallbackReason.DifferentVolumes ? false
             : null;
-    }
-
-    /// <summary>What the file system's kind alone says, when no probe could be made.</summary>
-    internal static (bool? CanClone, string Evidence) FromKind(string fileSystem, string why) => fileSystem switch
-    {
-        "btrfs" => (true, $"btrfs always clones ({why})"),
-        "ext2" or "ext3" or "ext4" or "tmpfs" or "ramfs" or "vfat" or "exfat" or "squashfs" or "iso9660"
-            => (false, $"{fileSystem} cannot clone ({why})"),
-        _ => (null, $"unknown: {why}; {fileSystem} may or may not clone"),
-    };
 
     private const int OpenReadWrite = 2;
     private const int EISDIR = 21;
@@ -273,19 +203,6 @@ internal sealed class LinuxVolumes : IVolumeInspector
     /// objects per folder. A path that cannot be resolved (gone meanwhile, unreadable) is taken as it is written.
     /// </summary>
     private static string RealPath(string path) => LinuxNative.RealPath(path) ?? Path.GetFullPath(path);
-
-    private static string ErrnoName(int errno) => errno switch
-    {
-        EBADF => "EBADF",
-        EXDEV => "EXDEV",
-        LinuxNative.EINVAL => "EINVAL",
-        ENOTTY => "ENOTTY",
-        LinuxNative.ENOSYS => "ENOSYS",
-        EOPNOTSUPP => "EOPNOTSUPP",
-        1 => "EPERM",
-        13 => "EACCES",
-        _ => $"errno {errno}",
-    };
 
     /// <param name="Device">The file system's major:minor (mountinfo's third field), shared by every mount of it.</param>
     /// <param name="Source">What was mounted (the field after the file system): a device such as /dev/loop3, or null.</param>

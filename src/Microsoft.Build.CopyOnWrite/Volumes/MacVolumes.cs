@@ -1,4 +1,3 @@
-using System;
 using System.IO;
 
 namespace Microsoft.Build.CopyOnWrite.Volumes;
@@ -23,29 +22,15 @@ internal sealed class MacVolumes : IVolumeInspector
         return new VolumeLocation(status.MountedOn, status.TypeName);
     }
 
-    public VolumeFacts Inspect(string folder, bool mayWrite)
+    public bool? CanClone(string folder) => CanCloneByProbe(_system.ProbeClone(folder));
+
+    /// <summary>What <see cref="IMacVolumeSystem.ProbeClone"/>'s answer says: 0 clones, ENOTSUP cannot, anything else (no file could be made, another error) unknown.</summary>
+    public static bool? CanCloneByProbe(int probe) => probe switch
     {
-        MacFileSystemStatus status = Status(folder);
-        string type = status.TypeName;
-        int probe = mayWrite ? _system.ProbeClone(folder) : -1;
-        string why = mayWrite ? "the folder cannot be written to" : "not written to: the doctor writes only where a build writes";
-        (bool? canClone, string evidence) = probe switch
-        {
-            0 => ((bool?)true, "a probe clone (clonefile) of a file of our own worked"),
-            ENOTSUP => (false, "a probe clone (clonefile) of a file of our own was refused: the file system cannot clone (ENOTSUP)"),
-            -1 when type.Equals("apfs", StringComparison.OrdinalIgnoreCase) => (true, $"APFS always clones (no probe clone: {why})"),
-            -1 when type is "hfs" or "msdos" or "exfat" => (false, $"{type} cannot clone (no probe clone: {why})"),
-            -1 => (null, $"unknown: no probe clone, {why}"),
-            _ => (null, $"a probe clone (clonefile) failed with errno {probe}"),
-        };
-
-        string? caveat = type.Equals("apfs", StringComparison.OrdinalIgnoreCase)
-            ? "APFS volumes share their container's free space, so writes to other volumes of the same container move this number too"
-            : null;
-
-        // Since .NET 7, File.Copy (and so MSBuild's own Copy task) tries clonefile first.
-        return new VolumeFacts(status.MountedOn, type, canClone, evidence, canClone, null, null, caveat);
-    }
+        0 => true,
+        ENOTSUP => false,
+        _ => null,
+    };
 
     private MacFileSystemStatus Status(string path)
     {

@@ -7,8 +7,8 @@ using System.Runtime.InteropServices;
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
 /// <summary>
-/// The one place that knows volumes: which volume a path is on, its file system, whether it clones and how that is
-/// known, and whether two paths share a volume. Answers are cached per volume for <see cref="Lifetime"/>, as the
+/// The one place a build asks about volumes: which volume a path is on, its file system, and whether it clones.
+/// Answers are cached per volume for <see cref="Lifetime"/>, as the
 /// engines cache refusals: MSBuild nodes outlive mounts, so nothing is believed forever.
 /// </summary>
 internal sealed class VolumeCatalog
@@ -27,7 +27,7 @@ internal sealed class VolumeCatalog
     private readonly IVolumeInspector _inspector;
     // Entries are classes, not value tuples: a dictionary of reference types runs code .NET ships precompiled, where a
     // tuple value makes the JIT compile the dictionary's methods in every MSBuild node (about 0.3 ms, first call).
-    private readonly Dictionary<string, Dated<VolumeFacts>> _facts = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, Dated<bool?>> _clones = new(StringComparer.Ordinal);
     private readonly Dictionary<string, Dated<VolumeLocation>> _locations = new(RootComparer);
     private readonly TimeSpan _locationLifetime;
     private readonly object _lock = new();
@@ -47,9 +47,6 @@ internal sealed class VolumeCatalog
     public static VolumeCatalog Shared => ThisProcess.Value;
 
     public TimeSpan Lifetime { get; }
-
-    /// <summary>A catalog that reads everything afresh (a tool that mounts volumes and asks about them at once).</summary>
-    public static VolumeCatalog Fresh() => new(ForThisProcess(TimeSpan.Zero), TimeSpan.Zero);
 
     /// <summary>The inspector of this OS; <paramref name="mountTableLifetime"/> is how long a read mount table is reused.</summary>
     public static IVolumeInspector ForThisProcess(TimeSpan mountTableLifetime)
@@ -107,14 +104,13 @@ internal sealed class VolumeCatalog
         return location;
     }
 
-    /// <summary>What the volume of <paramref name="folder"/> is and whether it clones, from the cache while it is fresh.</summary>
-    /// <param name="mayWrite">False: no probe file in <paramref name="folder"/> (see <see cref="IVolumeInspector.Inspect"/>).</param>
-    public VolumeFacts Inspect(string folder, bool mayWrite = true)
+    /// <summary>Whether files can be cloned within the volume of <paramref name="folder"/>, from the cache while it is fresh.</summary>
+    public bool? CanClone(string folder)
     {
         string root = Locate(folder).Root;
         lock (_lock)
         {
-            if (_facts.TryGetValue(root, out Dated<VolumeFacts>? known) && !IsStale(known.When) && known.Value.CanClone is not null)
+            if (_clones.TryGetValue(root, out Dated<bool?>? known) && !IsStale(known.When) && known.Value is not null)
             {
                 return known.Value;
             }
@@ -122,16 +118,16 @@ internal sealed class VolumeCatalog
 
         // A folder that could not be probed says "unknown"; another folder of the same volume may do better, so an
         // unknown is not cached in place of an answer.
-        VolumeFacts facts = _inspector.Inspect(folder, mayWrite);
+        bool? canClone = _inspector.CanClone(folder);
         lock (_lock)
         {
-            if (facts.CanClone is not null || !_facts.ContainsKey(root))
+            if (canClone is not null || !_clones.ContainsKey(root))
             {
-                _facts[root] = new Dated<VolumeFacts>(facts, Stopwatch.GetTimestamp());
+                _clones[root] = new Dated<bool?>(canClone, Stopwatch.GetTimestamp());
             }
         }
 
-        return facts;
+        return canClone;
     }
 
     private bool IsStale(long when) => IsOlderThan(when, Lifetime);
@@ -158,7 +154,7 @@ internal sealed class VolumeCatalog
     }
 }
 
-/// <summary>An OS the catalog has no inspector for: the drive root and .NET's name for its format; cloning unknown.</summary>
+/// <summary>An OS the catalog has no inspector for: the drive root and .NET's name for its format; cloning unknown (we do not clone there).</summary>
 internal sealed class OtherVolumes : IVolumeInspector
 {
     public VolumeLocation Locate(string path)
@@ -174,9 +170,5 @@ internal sealed class OtherVolumes : IVolumeInspector
         }
     }
 
-    public VolumeFacts Inspect(string folder, bool mayWrite)
-    {
-        VolumeLocation location = Locate(folder);
-        return new VolumeFacts(location.Root, location.FileSystem, null, $"not checked: Microsoft.Build.CopyOnWrite does not clone on {RuntimeInformation.OSDescription}", null, null, null, null);
-    }
+    public bool? CanClone(string folder) => null;
 }

@@ -1,7 +1,6 @@
 using System;
 using System.IO;
 using System.Runtime.InteropServices;
-using Microsoft.Win32.SafeHandles;
 
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -12,14 +11,7 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
 {
     private const string Kernel32 = "kernel32.dll";
-    private const uint FsctlQueryPersistentVolumeState = 0x0009023C;
-    private const uint FileReadAttributes = 0x80;
-    private const uint FileShareReadWriteDelete = 0x7;
-    private const uint OpenExisting = 3;
-    private const uint FileFlagBackupSemantics = 0x02000000;
     private const uint DriveRemote = 4;
-
-    public int OSBuild => Environment.OSVersion.Version.Build;
 
     public SystemAnswer<string> VolumeRoot(string path)
     {
@@ -41,26 +33,6 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
 
     public bool IsNetworkDrive(string root) => GetDriveTypeW(root) == DriveRemote;
 
-    public SystemAnswer<uint> PersistentVolumeState(string root)
-    {
-        using SafeFileHandle handle = CreateFileW(root, FileReadAttributes, FileShareReadWriteDelete, IntPtr.Zero, OpenExisting, FileFlagBackupSemantics, IntPtr.Zero);
-        if (handle.IsInvalid)
-        {
-            return SystemAnswer<uint>.Failed(Marshal.GetLastWin32Error());
-        }
-
-        // FILE_FS_PERSISTENT_VOLUME_INFORMATION { VolumeFlags, FlagMask, Version, Reserved }: version 1, asking for the Dev Drive bits.
-        uint* input = stackalloc uint[4];
-        input[0] = 0;
-        input[1] = WindowsVolumes.PersistentVolumeStateDevVolume | WindowsVolumes.PersistentVolumeStateTrustedVolume;
-        input[2] = 1;
-        input[3] = 0;
-        uint* output = stackalloc uint[4];
-        return DeviceIoControl(handle, FsctlQueryPersistentVolumeState, input, 16, output, 16, out _, IntPtr.Zero)
-            ? SystemAnswer<uint>.Ok(output[0])
-            : SystemAnswer<uint>.Failed(Marshal.GetLastWin32Error());
-    }
-
     [DllImport(Kernel32, EntryPoint = "GetVolumePathNameW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
     [return: MarshalAs(UnmanagedType.Bool)]
     private static extern bool GetVolumePathNameW(string fileName, [Out] char[] volumePathName, uint bufferLength);
@@ -71,11 +43,4 @@ internal unsafe class WindowsVolumeSystem : IWindowsVolumeSystem
 
     [DllImport(Kernel32, EntryPoint = "GetDriveTypeW", CharSet = CharSet.Unicode, ExactSpelling = true)]
     private static extern uint GetDriveTypeW(string rootPathName);
-
-    [DllImport(Kernel32, EntryPoint = "CreateFileW", CharSet = CharSet.Unicode, ExactSpelling = true, SetLastError = true)]
-    private static extern SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);
-
-    [DllImport(Kernel32, ExactSpelling = true, SetLastError = true)]
-    [return: MarshalAs(UnmanagedType.Bool)]
-    private static extern bool DeviceIoControl(SafeFileHandle device, uint ioControlCode, void* inBuffer, uint inBufferSize, void* outBuffer, uint outBufferSize, out uint bytesReturned, IntPtr overlapped);
 }

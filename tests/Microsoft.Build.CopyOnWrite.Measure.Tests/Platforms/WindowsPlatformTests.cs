@@ -21,7 +21,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void A_trusted_Dev_Drive_is_named_ReFS_can_clone_and_is_reported_as_a_trusted_Dev_Drive()
     {
-        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume | WindowsVolumes.PersistentVolumeStateTrustedVolume) };
+        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumeFacts.PersistentVolumeStateDevVolume | WindowsVolumeFacts.PersistentVolumeStateTrustedVolume) };
 
         VolumeFacts volume = new WindowsPlatform(windows).Identify(@"D:\cow");
 
@@ -36,7 +36,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void An_untrusted_Dev_Drive_is_reported_as_not_trusted()
     {
-        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume) };
+        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumeFacts.PersistentVolumeStateDevVolume) };
 
         VolumeFacts volume = new WindowsPlatform(windows).Identify(@"D:\cow");
 
@@ -102,7 +102,7 @@ public sealed class WindowsPlatformTests
     [DataRow(Windows11_24H2, true)]
     public void The_stock_Copy_task_clones_on_a_Dev_Drive_only_from_Windows_11_24H2_on(int build, bool stockClones)
     {
-        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume), OSBuild = build };
+        var windows = new AnsweringWindows { FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumeFacts.PersistentVolumeStateDevVolume), OSBuild = build };
 
         VolumeFacts volume = new WindowsPlatform(windows).Identify(@"D:\cow");
 
@@ -135,7 +135,7 @@ public sealed class WindowsPlatformTests
     [TestMethod]
     public void A_folder_on_a_volume_mounted_in_a_folder_reports_that_mount_as_its_volume_root()
     {
-        var windows = new AnsweringWindows { Root = SystemAnswer<string>.Ok(@"C:\mnt\devdrive\"), FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumes.PersistentVolumeStateDevVolume) };
+        var windows = new AnsweringWindows { Root = SystemAnswer<string>.Ok(@"C:\mnt\devdrive\"), FileSystem = "ReFS", Flags = ReFSFlags, PersistentState = Answer(WindowsVolumeFacts.PersistentVolumeStateDevVolume) };
 
         VolumeFacts volume = new WindowsPlatform(windows).Identify(@"C:\mnt\devdrive\cow");
 

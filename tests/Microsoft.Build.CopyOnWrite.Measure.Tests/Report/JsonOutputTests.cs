@@ -1,11 +1,12 @@
-using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.Json;
+using System;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
 using Microsoft.Build.CopyOnWrite.Measure.Forecast;
 using Microsoft.Build.CopyOnWrite.Measure.PackageCache;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -125,7 +126,7 @@ public sealed class JsonOutputTests
             new(FolderRole.TempFolder, "/golden/tmpfs/tmp"),
             new(FolderRole.NamedFolder, "/golden/btrfs/spare"),
         ];
-        DoctorCheck check = DoctorCheck.Run(folders, new VolumeCatalog(new GoldenVolumes(), TimeSpan.Zero), AdviceOS.Linux);
+        DoctorCheck check = DoctorCheck.Run(folders, new GoldenVolumes(), AdviceOS.Linux);
         return DoctorReport.Json(check);
     }
 
@@ -188,18 +189,18 @@ public sealed class JsonOutputTests
             Run("/golden/App/App.csproj", 1000, 1250, false, [new(P("src/big.bin"), P("bin/big.bin"), CopyKind.Copied), new(P("src/small.txt"), P("bin/small.txt"), CopyKind.Copied)], 3),
             Run("/golden/Lib/Lib.csproj", 1100, 1400, true, [new(P("src/empty.txt"), P("bin/empty.txt"), CopyKind.Copied), new(P("src/gone.bin"), P("bin/gone.bin"), CopyKind.Copied), new(P("src/big.bin"), P("bin/linked.bin"), CopyKind.HardLinked)], 0),
         ]);
-        return ForecastReport.Json(CopyForecast.From(build, new VolumeCatalog(new GoldenVolumes(), TimeSpan.Zero))).Replace(Folder, GoldenFolder, StringComparison.Ordinal);
+        return ForecastReport.Json(CopyForecast.From(build, new GoldenVolumes())).Replace(Folder, GoldenFolder, StringComparison.Ordinal);
     }
 
     private static VolumeFacts Facts(string root, string fileSystem, bool? canClone)
         => new(root, fileSystem, canClone, canClone is null ? "unknown \"why\"" : $"a probe clone in {root}", canClone == true ? true : null, null, null, fileSystem == "tmpfs" ? "tmpfs \"used\" moves" : null, "8:" + root.Length);
 
     /// <summary>Volumes by the first folder under /golden (xfs, btrfs, ext4, tmpfs, unknown); the forecast's fixed folder on xfs.</summary>
-    private sealed class GoldenVolumes : IVolumeInspector
+    private sealed class GoldenVolumes : VolumeFactsInspector
     {
-        public VolumeLocation Locate(string path) => Of(path).Location;
+        public override VolumeLocation Locate(string path) => Of(path).Location;
 
-        public VolumeFacts Inspect(string folder, bool mayWrite) => Of(folder);
+        public override VolumeFacts Inspect(string folder, bool mayWrite) => Of(folder);
 
         private static VolumeFacts Of(string path)
         {

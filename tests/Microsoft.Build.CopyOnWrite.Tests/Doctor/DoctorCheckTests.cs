@@ -1,10 +1,11 @@
-using System;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Threading;
+using System;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -44,10 +45,10 @@ public sealed class DoctorCheckTests
     {
         LoopFileSystem ext4 = LoopFileSystems.Require("ext4");
         string repository = ext4.NewFolder("repo");
-        var catalog = new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero);
+        VolumeFactsInspector volumes = VolumeFactsInspector.ForThisProcess();
 
         // No list of the machine's other volumes: as on one with none that clones.
-        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin"))], catalog, AdviceOS.Linux);
+        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, repository), new CheckedFolder(FolderRole.BuildOutput, Path.Combine(repository, "bin"))], volumes, AdviceOS.Linux);
 
         Assert.IsFalse(check.RepositoryClones);
         Finding first = check.Findings[0];
@@ -211,10 +212,10 @@ public sealed class DoctorCheckTests
     public void An_XFS_volume_without_reflink_is_told_apart_by_its_flags_without_a_probe()
     {
         using LoopFileSystem noReflink = LoopFileSystems.RequireNew("xfs-noreflink", 300);
-        var catalog = new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero);
+        VolumeFactsInspector volumes = VolumeFactsInspector.ForThisProcess();
 
-        VolumeFacts without = catalog.Inspect(noReflink.NewFolder("a"), mayWrite: false);
-        VolumeFacts with = catalog.Inspect(LoopFileSystems.Xfs.NewFolder("b"), mayWrite: false);
+        VolumeFacts without = volumes.Inspect(noReflink.NewFolder("a"), mayWrite: false);
+        VolumeFacts with = volumes.Inspect(LoopFileSystems.Xfs.NewFolder("b"), mayWrite: false);
 
         Assert.AreEqual(false, without.CanClone, without.CloneEvidence);
         StringAssert.Contains(without.CloneEvidence, "reflink is off");
@@ -246,7 +247,7 @@ public sealed class DoctorCheckTests
 
         Assert.IsTrue(project.Facts.InsteadOfLinks, "the build trims and reads True as on");
         Assert.AreEqual(SourceOrigin.NuGetFallbackFolder, project.Facts.Sources.OriginOf(Path.Combine(fallback, "dep", "1.0.0", "Dep.dll")));
-        DoctorCheck check = DoctorCheck.Run(project.Folders, new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero), AdviceOS.Linux, project.Facts, LinuxMounts.VolumesUsersKeepThatMayClone);
+        DoctorCheck check = DoctorCheck.Run(project.Folders, VolumeFactsInspector.ForThisProcess(), AdviceOS.Linux, project.Facts, LinuxMounts.VolumesUsersKeepThatMayClone);
 
         Finding bad = check.Findings.Single(f => f.Message.Contains("not a full path", StringComparison.Ordinal));
         Assert.AreEqual(Severity.Error, bad.Severity);
@@ -311,7 +312,7 @@ public sealed class DoctorCheckTests
         {
             Volumes =
             {
-                [@"D:\"] = ("ReFS", ReFSFlags, SystemAnswer<uint>.Ok(WindowsVolumes.PersistentVolumeStateDevVolume)),
+                [@"D:\"] = ("ReFS", ReFSFlags, SystemAnswer<uint>.Ok(WindowsVolumeFacts.PersistentVolumeStateDevVolume)),
                 [@"C:\"] = ("NTFS", 0x3u, SystemAnswer<uint>.Ok(0)),
             },
         };
@@ -359,8 +360,8 @@ public sealed class DoctorCheckTests
     {
         var windows = new AnsweringWindows
         {
-            OSBuild = WindowsVolumes.FirstBuildWhoseCopyFileClones,
-            Volumes = { [@"D:\"] = ("ReFS", ReFSFlags, SystemAnswer<uint>.Ok(WindowsVolumes.PersistentVolumeStateDevVolume | WindowsVolumes.PersistentVolumeStateTrustedVolume)) },
+            OSBuild = WindowsVolumeFacts.FirstBuildWhoseCopyFileClones,
+            Volumes = { [@"D:\"] = ("ReFS", ReFSFlags, SystemAnswer<uint>.Ok(WindowsVolumeFacts.PersistentVolumeStateDevVolume | WindowsVolumeFacts.PersistentVolumeStateTrustedVolume)) },
         };
 
         DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"D:\src\app"));
@@ -376,7 +377,7 @@ public sealed class DoctorCheckTests
     {
         var mac = new AnsweringMac(new Dictionary<string, (string, int)> { ["/Volumes/Old"] = ("hfs", MacVolumes.ENOTSUP) });
 
-        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, "/Volumes/Old/src/app")], new VolumeCatalog(new MacVolumes(mac), TimeSpan.Zero), AdviceOS.MacOS);
+        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, "/Volumes/Old/src/app")], new MacVolumeFacts(mac), AdviceOS.MacOS);
 
         Assert.AreEqual(false, check.Folders[0].Volume.CanClone);
         StringAssert.Contains(check.Findings[0].Message, "ENOTSUP");
@@ -388,23 +389,23 @@ public sealed class DoctorCheckTests
     {
         var mac = new AnsweringMac(new Dictionary<string, (string, int)> { ["/System/Volumes/Data"] = ("apfs", -1) });
 
-        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, "/System/Volumes/Data/src")], new VolumeCatalog(new MacVolumes(mac), TimeSpan.Zero), AdviceOS.MacOS);
+        DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, "/System/Volumes/Data/src")], new MacVolumeFacts(mac), AdviceOS.MacOS);
 
         Assert.AreEqual(true, check.Folders[0].Volume.CanClone, check.Folders[0].Volume.CloneEvidence);
         StringAssert.Contains(check.Folders[0].Volume.CloneEvidence, "cannot be written to");
     }
 
     private static DoctorCheck LinuxCheck(params CheckedFolder[] folders)
-        => DoctorCheck.Run(folders, new VolumeCatalog(VolumeCatalog.ForThisProcess(TimeSpan.Zero), TimeSpan.Zero), AdviceOS.Linux, volumesThatMayClone: LinuxMounts.VolumesUsersKeepThatMayClone);
+        => DoctorCheck.Run(folders, VolumeFactsInspector.ForThisProcess(), AdviceOS.Linux, volumesThatMayClone: LinuxMounts.VolumesUsersKeepThatMayClone);
 
     private static DoctorCheck WindowsCheck(AnsweringWindows windows, params CheckedFolder[] folders)
-        => DoctorCheck.Run(folders, new VolumeCatalog(new WindowsVolumes(windows), TimeSpan.Zero), AdviceOS.Windows);
+        => DoctorCheck.Run(folders, new WindowsVolumeFacts(windows), AdviceOS.Windows);
 
     private static string Text(DoctorCheck check) => string.Join("\n", DoctorReport.Lines(check));
 
 
     /// <summary>Windows' documented answers for a few drives, keyed by volume root (the drive of a path).</summary>
-    private sealed class AnsweringWindows : IWindowsVolumeSystem
+    private sealed class AnsweringWindows : IWindowsVolumeFactsSystem
     {
         public Dictionary<string, (string FileSystem, uint Flags, SystemAnswer<uint> State)> Volumes { get; } = new();
 

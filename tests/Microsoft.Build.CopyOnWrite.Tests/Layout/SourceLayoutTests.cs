@@ -141,7 +141,7 @@ public sealed class SourceLayoutTests
         }
     }
 
-    private static bool IsBuildOutput(string root, string folder) => Relative(root, folder).Split('/')[0] is "bin" or "obj" or "work";
+    private static bool IsBuildOutput(string root, string folder) => Relative(root, folder).Split('/')[0] is "bin" or "obj";
 
     private static string Relative(string path) => Relative(Source, path);
 

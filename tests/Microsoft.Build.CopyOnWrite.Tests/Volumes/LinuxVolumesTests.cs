@@ -1,6 +1,7 @@
-using System;
 using System.IO;
 using System.Linq;
+using System;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -8,7 +9,10 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Volumes;
 
-/// <summary>The volume component on real Linux volumes: loop-mounted XFS, btrfs and ext4, read-only bind mounts, links.</summary>
+/// <summary>
+/// The volume component on real Linux volumes (loop-mounted XFS, btrfs and ext4, read-only bind mounts, links): the
+/// build's answers (<see cref="VolumeCatalog"/>) and the facts the tool reports from them (<see cref="LinuxVolumeFacts"/>).
+/// </summary>
 [TestClass]
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class LinuxVolumesTests
@@ -22,8 +26,10 @@ public sealed class LinuxVolumesTests
         LoopFileSystem volume = LoopFileSystems.Require(kind);
         string folder = volume.NewFolder("inspect");
 
-        VolumeFacts facts = Catalog().Inspect(folder);
+        bool? buildSays = Catalog().CanClone(folder);
+        VolumeFacts facts = new LinuxVolumeFacts().Inspect(folder, mayWrite: true);
 
+        Assert.AreEqual(clones, buildSays, "the build's answer");
         Assert.AreEqual(volume.MountPoint, facts.Root);
         Assert.AreEqual(kind, facts.FileSystem);
         Assert.AreEqual(clones, facts.CanClone, facts.CloneEvidence);
@@ -75,8 +81,9 @@ public sealed class LinuxVolumesTests
         {
             Mount("-o", "remount,bind,ro", readOnly);
 
-            VolumeFacts facts = Catalog().Inspect(readOnly);
+            VolumeFacts facts = new LinuxVolumeFacts().Inspect(readOnly, mayWrite: true);
 
+            Assert.IsNull(Catalog().CanClone(readOnly), "the build does not guess where it cannot probe (a link asked for is made)");
             Assert.AreEqual(clones, facts.CanClone, facts.CloneEvidence);
             StringAssert.Contains(facts.CloneEvidence, evidence);
             StringAssert.Contains(facts.CloneEvidence, "cannot be written to");
@@ -129,13 +136,13 @@ public sealed class LinuxVolumesTests
         var counting = new CountingInspector(new LinuxVolumes(TimeSpan.Zero));
         var catalog = new VolumeCatalog(counting, TimeSpan.FromHours(1));
 
-        catalog.Inspect(xfs.NewFolder("a"));
-        catalog.Inspect(xfs.NewFolder("b"));
+        catalog.CanClone(xfs.NewFolder("a"));
+        catalog.CanClone(xfs.NewFolder("b"));
         var stale = new VolumeCatalog(counting, TimeSpan.Zero);
-        stale.Inspect(xfs.NewFolder("c"));
-        stale.Inspect(xfs.NewFolder("d"));
+        stale.CanClone(xfs.NewFolder("c"));
+        stale.CanClone(xfs.NewFolder("d"));
 
-        Assert.AreEqual(3, counting.Inspections, "one probe for the long-lived catalog, one per call once stale");
+        Assert.AreEqual(3, counting.Probes, "one probe for the long-lived catalog, one per call once stale");
     }
 
     [TestMethod]
@@ -170,7 +177,7 @@ public sealed class LinuxVolumesTests
 
     private sealed class CountingInspector(IVolumeInspector inner) : IVolumeInspector
     {
-        public int Inspections { get; private set; }
+        public int Probes { get; private set; }
 
         public int Locations { get; private set; }
 
@@ -180,10 +187,10 @@ public sealed class LinuxVolumesTests
             return inner.Locate(path);
         }
 
-        public VolumeFacts Inspect(string folder, bool mayWrite)
+        public bool? CanClone(string folder)
         {
-            Inspections++;
-            return inner.Inspect(folder, mayWrite);
+            Probes++;
+            return inner.CanClone(folder);
         }
     }
 }

@@ -1,7 +1,8 @@
-using System;
 using System.IO;
 using System.Linq;
+using System;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
+using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 using Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Volumes;
@@ -86,7 +87,7 @@ public sealed class WhereUsersBuildTests
                 new CheckedFolder(FolderRole.BuildOutput, mounts.Destination),
                 new CheckedFolder(FolderRole.CopiedFrom, mounts.Source),
             ],
-            VolumeCatalog.Fresh(),
+            VolumeFactsInspector.ForThisProcess(),
             AdviceOS.Linux,
             BuildFacts.None,
             LinuxMounts.VolumesUsersKeepThatMayClone);
