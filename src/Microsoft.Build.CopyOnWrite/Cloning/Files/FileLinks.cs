@@ -48,12 +48,11 @@ internal static class FileLinks
             return false;
         }
 #if NET
-        if (!LinuxNative.HasStatx)
-        {
-            return false; // the catch below would cost a first-chance exception per call
-        }
-#endif
-
+        return LinuxNative.TryStat(first, followLinks: true, out LinuxNative.FileStatus a)
+            && LinuxNative.TryStat(second, followLinks: true, out LinuxNative.FileStatus b)
+            && a.Inode == b.Inode && a.Device == b.Device;
+#else
+        // The .NET Framework build under Mono (FullFrameworkFlavourTests), where LinuxNative is not compiled.
         byte* a = stackalloc byte[256];
         byte* b = stackalloc byte[256];
         try
@@ -72,6 +71,7 @@ internal static class FileLinks
 
         // struct statx: stx_ino (u64) at 32, stx_dev_major and stx_dev_minor (u32) at 136 and 140.
         return *(ulong*)(a + 32) == *(ulong*)(b + 32) && *(ulong*)(a + 136) == *(ulong*)(b + 136);
+#endif
     }
 
     /// <summary>What .NET's File.Copy throws when the destination is the source file itself (sharing violation).</summary>
@@ -185,8 +185,10 @@ internal static class FileLinks
     [DllImport("libc", SetLastError = true)]
     private static extern int symlink(string target, string linkPath);
 
+#if !NET
     [DllImport("libc", SetLastError = true)]
     private static extern unsafe int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
+#endif
 
     [DllImport("kernel32.dll", CharSet = CharSet.Unicode, SetLastError = true)]
     private static extern bool CreateHardLinkW(string newFileName, string existingFileName, IntPtr securityAttributes);
