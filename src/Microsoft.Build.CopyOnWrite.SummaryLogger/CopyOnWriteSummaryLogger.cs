@@ -33,17 +33,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     private readonly Dictionary<(string Volume, string FileSystem), (int Files, long Bytes)> _clonedOn = new();
     private readonly Dictionary<(string Volume, string FileSystem), (int Files, long Bytes)> _copiedOn = new();
     private int _copyTasks;
-    private int _clonedFiles;
-    private long _clonedBytes;
-    private int _copiedFiles;
-    private long _copiedBytes;
-    private int _linkedFiles;
-    private int _clonedInsteadOfLinksFiles;
-    private long _clonedInsteadOfLinksBytes;
-    private int _replacedLinksFiles;
-    private long _replacedLinksBytes;
-    private int _upToDateFiles;
-    private long _upToDateBytes;
+    private readonly CopyCounts _total = new();
     private string? _summaryFile;
     private LoggerVerbosity? _verbosityParameter;
     private TextWriter _output = Console.Out;
@@ -105,17 +95,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         {
             _copyTasks++;
             _projects.Add(e.ProjectFile ?? e.BuildEventContext?.ProjectInstanceId.ToString(CultureInfo.InvariantCulture) ?? string.Empty);
-            _clonedFiles += data.ClonedFiles;
-            _clonedBytes += data.ClonedBytes;
-            _copiedFiles += data.CopiedFiles;
-            _copiedBytes += data.CopiedBytes;
-            _linkedFiles += data.LinkedFiles;
-            _clonedInsteadOfLinksFiles += data.ClonedInsteadOfLinksFiles;
-            _clonedInsteadOfLinksBytes += data.ClonedInsteadOfLinksBytes;
-            _replacedLinksFiles += data.ReplacedLinksFiles;
-            _replacedLinksBytes += data.ReplacedLinksBytes;
-            _upToDateFiles += data.UpToDateFiles;
-            _upToDateBytes += data.UpToDateBytes;
+            _total.Add(data);
             foreach (CopyData.ReasonEntry reason in data.Reasons)
             {
                 AddTo(_reasons, (reason.Reason, reason.Detail), reason.Files, reason.Bytes);
@@ -170,46 +150,46 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         }
 
         var parts = new List<string>();
-        if (_clonedFiles > 0)
+        if (_total.ClonedFiles > 0)
         {
-            parts.Add($"cloned {Files(_clonedFiles)} ({FileSizeText.Format(_clonedBytes)})");
-            if (_clonedInsteadOfLinksFiles > 0)
+            parts.Add($"cloned {Files(_total.ClonedFiles)} ({FileSizeText.Format(_total.ClonedBytes)})");
+            if (_total.ClonedInsteadOfLinksFiles > 0)
             {
                 // Counted apart: against links these saved no space, but nothing written into an output reaches its source.
-                parts.Add($"{(_clonedInsteadOfLinksFiles == _clonedFiles ? "all" : _clonedInsteadOfLinksFiles.ToString(CultureInfo.InvariantCulture))} of them ({FileSizeText.Format(_clonedInsteadOfLinksBytes)}) where links were asked for (CopyOnWriteInsteadOfLinks)");
+                parts.Add($"{(_total.ClonedInsteadOfLinksFiles == _total.ClonedFiles ? "all" : _total.ClonedInsteadOfLinksFiles.ToString(CultureInfo.InvariantCulture))} of them ({FileSizeText.Format(_total.ClonedInsteadOfLinksBytes)}) where links were asked for (CopyOnWriteInsteadOfLinks)");
             }
 
-            if (_replacedLinksFiles > 0)
+            if (_total.ReplacedLinksFiles > 0)
             {
                 // Outputs an earlier build linked to their sources (often the package cache), no longer shared with them.
-                parts.Add($"replaced {CopySummary.ReplacedLinks(_replacedLinksFiles)} among them ({FileSizeText.Format(_replacedLinksBytes)}; the outputs were links to their sources)");
+                parts.Add($"replaced {CopySummary.ReplacedLinks(_total.ReplacedLinksFiles)} among them ({FileSizeText.Format(_total.ReplacedLinksBytes)}; the outputs were links to their sources)");
             }
         }
 
-        if (_copiedFiles > 0)
+        if (_total.CopiedFiles > 0)
         {
             string reasons = string.Join("; ", _reasons
                 .OrderByDescending(entry => entry.Value.Files)
                 .Select(entry => _reasons.Count == 1 ? Describe(entry.Key, entry.Value.Files) : $"{Describe(entry.Key, entry.Value.Files)} ({Files(entry.Value.Files)})"));
-            parts.Add($"copied {Files(_copiedFiles)} ({FileSizeText.Format(_copiedBytes)})" + (reasons.Length > 0 ? " because " + reasons : string.Empty));
+            parts.Add($"copied {Files(_total.CopiedFiles)} ({FileSizeText.Format(_total.CopiedBytes)})" + (reasons.Length > 0 ? " because " + reasons : string.Empty));
         }
 
-        if (_linkedFiles > 0)
+        if (_total.LinkedFiles > 0)
         {
-            parts.Add($"linked {Files(_linkedFiles)}");
+            parts.Add($"linked {Files(_total.LinkedFiles)}");
         }
 
-        if (_upToDateFiles > 0)
+        if (_total.UpToDateFiles > 0)
         {
-            parts.Add($"{Files(_upToDateFiles)} already up to date" + (_clonedFiles + _copiedFiles + _linkedFiles == 0 ? ", nothing cloned or copied" : string.Empty));
+            parts.Add($"{Files(_total.UpToDateFiles)} already up to date" + (!_total.DidWork ? ", nothing cloned or copied" : string.Empty));
         }
 
         // One vocabulary with predict and the measurement tool: "not written, thanks to clones" is against a byte copy;
         // it is no gain over MSBuild's own Copy where File.Copy clones too (Linux, macOS, recent Windows on Dev Drive).
         const string Baseline = ", thanks to clones (MSBuild's own Copy clones too where .NET's File.Copy does).";
-        string notWritten = _clonedFiles == 0 ? string.Empty
-            : _clonedFiles == 1 ? $" The clone shares its source's storage: {FileSizeText.Format(_clonedBytes)} not written{Baseline}"
-            : $" The clones share their sources' storage: {FileSizeText.Format(_clonedBytes)} not written{Baseline}";
+        string notWritten = _total.ClonedFiles == 0 ? string.Empty
+            : _total.ClonedFiles == 1 ? $" The clone shares its source's storage: {FileSizeText.Format(_total.ClonedBytes)} not written{Baseline}"
+            : $" The clones share their sources' storage: {FileSizeText.Format(_total.ClonedBytes)} not written{Baseline}";
         lines.Add($"CopyOnWrite build summary: {string.Join(", ", parts)}; {_copyTasks} Copy {(_copyTasks == 1 ? "task" : "tasks")} in {_projects.Count} {(_projects.Count == 1 ? "project" : "projects")}.{notWritten}");
 
         lines.AddRange(TrafficByVolumeLines());
@@ -302,12 +282,12 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         json.Append('{');
         json.Append("\"copyTasks\":").Append(_copyTasks).Append(',');
         json.Append("\"projects\":").Append(_projects.Count).Append(',');
-        json.Append("\"cloned\":{\"files\":").Append(_clonedFiles).Append(",\"bytes\":").Append(_clonedBytes).Append("},");
-        json.Append("\"copied\":{\"files\":").Append(_copiedFiles).Append(",\"bytes\":").Append(_copiedBytes).Append("},");
-        json.Append("\"linked\":{\"files\":").Append(_linkedFiles).Append("},");
-        json.Append("\"clonedInsteadOfLinks\":{\"files\":").Append(_clonedInsteadOfLinksFiles).Append(",\"bytes\":").Append(_clonedInsteadOfLinksBytes).Append("},");
-        json.Append("\"replacedLinks\":{\"files\":").Append(_replacedLinksFiles).Append(",\"bytes\":").Append(_replacedLinksBytes).Append("},");
-        json.Append("\"upToDate\":{\"files\":").Append(_upToDateFiles).Append(",\"bytes\":").Append(_upToDateBytes).Append("},");
+        json.Append("\"cloned\":{\"files\":").Append(_total.ClonedFiles).Append(",\"bytes\":").Append(_total.ClonedBytes).Append("},");
+        json.Append("\"copied\":{\"files\":").Append(_total.CopiedFiles).Append(",\"bytes\":").Append(_total.CopiedBytes).Append("},");
+        json.Append("\"linked\":{\"files\":").Append(_total.LinkedFiles).Append("},");
+        json.Append("\"clonedInsteadOfLinks\":{\"files\":").Append(_total.ClonedInsteadOfLinksFiles).Append(",\"bytes\":").Append(_total.ClonedInsteadOfLinksBytes).Append("},");
+        json.Append("\"replacedLinks\":{\"files\":").Append(_total.ReplacedLinksFiles).Append(",\"bytes\":").Append(_total.ReplacedLinksBytes).Append("},");
+        json.Append("\"upToDate\":{\"files\":").Append(_total.UpToDateFiles).Append(",\"bytes\":").Append(_total.UpToDateBytes).Append("},");
         json.Append("\"copiedBecause\":[");
         json.Append(string.Join(",", _reasons.Select(entry =>
             $"{{\"reason\":{Json(entry.Key.Reason)},{DetailField(entry.Key)}\"text\":{Json(Describe(entry.Key, entry.Value.Files))},\"files\":{entry.Value.Files},\"bytes\":{entry.Value.Bytes}}}")));

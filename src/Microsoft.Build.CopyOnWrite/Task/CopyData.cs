@@ -30,25 +30,10 @@ namespace Microsoft.Build.CopyOnWrite;
 /// are ignored so later versions can add some. Plain text on purpose: the task assembly has no JSON library on
 /// .NET Framework.
 /// </remarks>
-internal sealed class CopyData
+internal sealed class CopyData : CopyCounts
 {
     public const string Prefix = "CopyOnWrite data: ";
 
-    public int ClonedFiles { get; set; }
-    public long ClonedBytes { get; set; }
-    public int CopiedFiles { get; set; }
-    public long CopiedBytes { get; set; }
-    public int LinkedFiles { get; set; }
-
-    /// <summary>Of the cloned files, those cloned where a link was asked for (CopyOnWriteInsteadOfLinks); written only when some were.</summary>
-    public int ClonedInsteadOfLinksFiles { get; set; }
-    public long ClonedInsteadOfLinksBytes { get; set; }
-    public int UpToDateFiles { get; set; }
-    public long UpToDateBytes { get; set; }
-
-    /// <summary>Of the cloned files, those that replaced an output that was a link to its source; written only when some did.</summary>
-    public int ReplacedLinksFiles { get; set; }
-    public long ReplacedLinksBytes { get; set; }
     public List<ReasonEntry> Reasons { get; } = new();
     public List<CrossVolumeEntry> CrossVolume { get; } = new();
 
@@ -77,20 +62,8 @@ internal sealed class CopyData
 
     public static CopyData From(CopySummary summary, IEnumerable<CrossVolumeEntry> crossVolume, VolumeLocation? clonedOn = null, IEnumerable<CopiedOnEntry>? copiedOn = null)
     {
-        var data = new CopyData
-        {
-            ClonedFiles = summary.ClonedFiles,
-            ClonedBytes = summary.ClonedBytes,
-            CopiedFiles = summary.CopiedFiles,
-            CopiedBytes = summary.CopiedBytes,
-            LinkedFiles = summary.LinkedFiles,
-            ClonedInsteadOfLinksFiles = summary.ClonedInsteadOfLinksFiles,
-            ClonedInsteadOfLinksBytes = summary.ClonedInsteadOfLinksBytes,
-            UpToDateFiles = summary.UpToDateFiles,
-            UpToDateBytes = summary.UpToDateBytes,
-            ReplacedLinksFiles = summary.ReplacedLinksFiles,
-            ReplacedLinksBytes = summary.ReplacedLinksBytes,
-        };
+        var data = new CopyData();
+        data.Add(summary);
         // One entry per reason, in the order the reasons first appear, with the first group's detail. A loop: LINQ's
         // GroupBy over our enum is framework code made for our type, compiled by the JIT in every MSBuild node.
         foreach (NotClonedFiles files in summary.NotCloned)

@@ -13,7 +13,7 @@ namespace Microsoft.Build.CopyOnWrite;
 /// The reasons are few (usually one), so they are lists searched in a loop: a dictionary keyed by a tuple or holding
 /// one is framework code made for our types, which the JIT compiles on the first Copy of every MSBuild node.
 /// </remarks>
-internal sealed class CopySummary
+internal sealed class CopySummary : CopyCounts
 {
     private readonly object _lock = new();
     private readonly List<ReasonCount> _copiedByReason = new();
@@ -28,27 +28,8 @@ internal sealed class CopySummary
     /// </param>
     public CopySummary(Func<CopySources>? sources = null) => _makeSources = sources;
 
-    public int ClonedFiles { get; private set; }
-    public long ClonedBytes { get; private set; }
-    public int CopiedFiles { get; private set; }
-    public long CopiedBytes { get; private set; }
-    public int LinkedFiles { get; private set; }
-
-    /// <summary>Of the cloned files, those cloned where the Copy asked for a link (CopyOnWriteInsteadOfLinks).</summary>
-    public int ClonedInsteadOfLinksFiles { get; private set; }
-    public long ClonedInsteadOfLinksBytes { get; private set; }
-    public int UpToDateFiles { get; private set; }
-    public long UpToDateBytes { get; private set; }
-
-    /// <summary>Of the cloned files, those that replaced an output that was a link to its source (CopyOnWriteInsteadOfLinks).</summary>
-    public int ReplacedLinksFiles { get; private set; }
-    public long ReplacedLinksBytes { get; private set; }
-
     /// <summary>Where the first cloned file went (its volume is where this invocation cloned), or null.</summary>
     public string? FirstClonedDestination { get; private set; }
-
-    /// <summary>True when a file was written or linked: only then is the summary worth a normal-importance line.</summary>
-    public bool DidWork => ClonedFiles + CopiedFiles + LinkedFiles > 0;
 
     public void AddCloneResult(CloneResult result)
     {
