@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Diagnostics;
 using System.IO;
 using System.Runtime.InteropServices;
+using Microsoft.Build.CopyOnWrite.Cloning;
 
 namespace Microsoft.Build.CopyOnWrite.Volumes;
 
@@ -13,10 +14,8 @@ namespace Microsoft.Build.CopyOnWrite.Volumes;
 /// </summary>
 internal sealed class VolumeCatalog
 {
-    /// <summary>How long what was learnt about a volume is believed (the engines' refusal lifetime).</summary>
-    public static readonly TimeSpan DefaultLifetime = TimeSpan.FromSeconds(30);
-
-    private static readonly Lazy<VolumeCatalog> ThisProcess = new(() => new VolumeCatalog(ForThisProcess(MountTableLifetime), DefaultLifetime));
+    // What was learnt about a volume is believed as long as the engines believe a refusal: one expiry for both.
+    private static readonly Lazy<VolumeCatalog> ThisProcess = new(() => new VolumeCatalog(ForThisProcess(MountTableLifetime), CloneCapabilityCache.DefaultRefusalLifetime));
 
     // Builds outlive mounts; re-reading the table every few seconds is cheap next to a build.
     private static readonly TimeSpan MountTableLifetime = TimeSpan.FromSeconds(10);
