@@ -26,6 +26,11 @@ case "${1:-}" in
 esac
 results="$(mktemp -d -t cow-test-results-XXXXXX)"
 chmod 755 "$results" # the packages in it are read by tests that run the tool as an unprivileged user
+# The .NET SDK leaves folders in the temp folder on every command (two empty ones a build, one holding a
+# project.assets.json a tool install: dotnet/sdk#35353), hundreds a run: every process of the run gets a temp folder of
+# its own, removed at the end; world-writable as /tmp is (tests run builds and the tool as other users).
+temp="$results/tmp"
+mkdir -m 1777 "$temp" && export TMPDIR="$temp"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
 # The builds compile with the C# compiler server, as on a developer's machine or a CI runner: an environment that turns
 # it off (UseSharedCompilation=false, as some sandboxes do) makes every compile a process of its own, about three times
@@ -152,6 +157,10 @@ fi
 # run's is still in use; another checkout's running tests are left alone (build/sweep-test-volumes.sh).
 "$repo/build/sweep-test-volumes.sh"
 dotnet build-server shutdown --vbcscompiler > /dev/null 2>&1
+ours="$(find "$temp" -mindepth 1 -maxdepth 1 -name 'cow-*')"
+[ -n "$ours" ] && printf 'a test left in the temp folder (removed now):\n%s\n' "$ours"
+echo "the run's temp folder removed, with the $(find "$temp" -mindepth 1 -maxdepth 1 | wc -l) entries left in it"
+rm -rf "$temp"
 
 # The summary's own tests (under a second; over real TRX files of crashed and hang-killed runs), counted like a suite.
 echo "=== summarize-test-results.tests"
