@@ -149,40 +149,11 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             return lines;
         }
 
-        var parts = new List<string>();
-        if (_total.ClonedFiles > 0)
-        {
-            parts.Add($"cloned {Files(_total.ClonedFiles)} ({FileSizeText.Format(_total.ClonedBytes)})");
-            if (_total.ClonedInsteadOfLinksFiles > 0)
-            {
-                // Counted apart: against links these saved no space, but nothing written into an output reaches its source.
-                parts.Add($"{(_total.ClonedInsteadOfLinksFiles == _total.ClonedFiles ? "all" : _total.ClonedInsteadOfLinksFiles.ToString(CultureInfo.InvariantCulture))} of them ({FileSizeText.Format(_total.ClonedInsteadOfLinksBytes)}) where links were asked for (CopyOnWriteInsteadOfLinks)");
-            }
-
-            if (_total.ReplacedLinksFiles > 0)
-            {
-                // Outputs an earlier build linked to their sources (often the package cache), no longer shared with them.
-                parts.Add($"replaced {CopySummary.ReplacedLinks(_total.ReplacedLinksFiles)} among them ({FileSizeText.Format(_total.ReplacedLinksBytes)}; the outputs were links to their sources)");
-            }
-        }
-
-        if (_total.CopiedFiles > 0)
-        {
-            string reasons = string.Join("; ", _reasons
-                .OrderByDescending(entry => entry.Value.Files)
-                .Select(entry => _reasons.Count == 1 ? Describe(entry.Key, entry.Value.Files) : $"{Describe(entry.Key, entry.Value.Files)} ({Files(entry.Value.Files)})"));
-            parts.Add($"copied {Files(_total.CopiedFiles)} ({FileSizeText.Format(_total.CopiedBytes)})" + (reasons.Length > 0 ? " because " + reasons : string.Empty));
-        }
-
-        if (_total.LinkedFiles > 0)
-        {
-            parts.Add($"linked {Files(_total.LinkedFiles)}");
-        }
-
-        if (_total.UpToDateFiles > 0)
-        {
-            parts.Add($"{Files(_total.UpToDateFiles)} already up to date" + (!_total.DidWork ? ", nothing cloned or copied" : string.Empty));
-        }
+        string? because = _reasons.Count == 0 ? null : string.Join("; ", _reasons
+            .OrderByDescending(entry => entry.Value.Files)
+            .Select(entry => _reasons.Count == 1 ? Describe(entry.Key, entry.Value.Files) : $"{Describe(entry.Key, entry.Value.Files)} ({Files(entry.Value.Files)})"));
+        var counts = new StringBuilder();
+        _total.AppendDescription(counts, because);
 
         // One vocabulary with predict and the measurement tool: "not written, thanks to clones" is against a byte copy;
         // it is no gain over MSBuild's own Copy where File.Copy clones too (Linux, macOS, recent Windows on Dev Drive).
@@ -190,7 +161,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         string notWritten = _total.ClonedFiles == 0 ? string.Empty
             : _total.ClonedFiles == 1 ? $" The clone shares its source's storage: {FileSizeText.Format(_total.ClonedBytes)} not written{Baseline}"
             : $" The clones share their sources' storage: {FileSizeText.Format(_total.ClonedBytes)} not written{Baseline}";
-        lines.Add($"CopyOnWrite build summary: {string.Join(", ", parts)}; {_copyTasks} Copy {(_copyTasks == 1 ? "task" : "tasks")} in {_projects.Count} {(_projects.Count == 1 ? "project" : "projects")}.{notWritten}");
+        lines.Add($"CopyOnWrite build summary: {counts}; {_copyTasks} Copy {(_copyTasks == 1 ? "task" : "tasks")} in {_projects.Count} {(_projects.Count == 1 ? "project" : "projects")}.{notWritten}");
 
         lines.AddRange(TrafficByVolumeLines());
         foreach (CrossVolumeGroup group in CrossVolumeGroups())
@@ -344,7 +315,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         totals[key] = (sofar.Files + files, sofar.Bytes + bytes);
     }
 
-    private static string Files(int count) => count == 1 ? "1 file" : $"{count} files";
+    private static string Files(int count) => CopyCounts.Files(count);
 
     private static bool TryParseVerbosity(string text, out LoggerVerbosity verbosity)
     {

@@ -1,3 +1,6 @@
+using System.Globalization;
+using System.Text;
+
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
@@ -24,6 +27,70 @@ internal class CopyCounts
 
     /// <summary>True when a file was written or linked.</summary>
     public bool DidWork => ClonedFiles + CopiedFiles + LinkedFiles > 0;
+
+    /// <summary>
+    /// The counts in words, the one writer of the Copy's line and the build summary's: only the kinds that happened, in a
+    /// fixed order, e.g. "cloned 12 files (48.2 MiB), all of them (48.2 MiB) where links were asked for
+    /// (CopyOnWriteInsteadOfLinks), copied 3 files (1.1 MiB) because ext4 cannot clone, 40 files already up to date".
+    /// </summary>
+    /// <param name="copiedBecause">Why the copied files were not cloned (<see cref="CopySummary.DescribeFallback"/>'s words), or null.</param>
+    public void AppendDescription(StringBuilder text, string? copiedBecause)
+    {
+        // One StringBuilder, not a list of interpolated parts joined: on a node's first summary line that took 0.58-0.72 ms
+        // against 0.06 ms (timestamps in a test build, after other tasks had run; the JIT compiled nothing of ours either way).
+        string separator = string.Empty;
+        StringBuilder Part(string verb, int files, long? bytes)
+        {
+            text.Append(separator).Append(verb).Append(Files(files));
+            if (bytes is long size)
+            {
+                text.Append(" (").Append(FileSizeText.Format(size)).Append(')');
+            }
+
+            separator = ", ";
+            return text;
+        }
+
+        if (ClonedFiles > 0)
+        {
+            Part("cloned ", ClonedFiles, ClonedBytes);
+            if (ClonedInsteadOfLinksFiles > 0)
+            {
+                // Counted apart: against links these saved no space, but nothing written into an output reaches its source.
+                text.Append(", ").Append(ClonedInsteadOfLinksFiles == ClonedFiles ? "all" : ClonedInsteadOfLinksFiles.ToString(CultureInfo.InvariantCulture))
+                    .Append(" of them (").Append(FileSizeText.Format(ClonedInsteadOfLinksBytes)).Append(") where links were asked for (CopyOnWriteInsteadOfLinks)");
+            }
+
+            if (ReplacedLinksFiles > 0)
+            {
+                // Outputs an earlier build linked to their sources (often the package cache), no longer shared with them.
+                text.Append(", replaced ").Append(ReplacedLinksFiles == 1 ? "1 link with a clone" : $"{ReplacedLinksFiles} links with clones")
+                    .Append(" among them (").Append(FileSizeText.Format(ReplacedLinksBytes)).Append("; the outputs were links to their sources)");
+            }
+        }
+
+        if (CopiedFiles > 0)
+        {
+            Part("copied ", CopiedFiles, CopiedBytes);
+            if (copiedBecause is not null)
+            {
+                text.Append(" because ").Append(copiedBecause);
+            }
+        }
+
+        if (LinkedFiles > 0)
+        {
+            Part("linked ", LinkedFiles, null);
+        }
+
+        if (UpToDateFiles > 0)
+        {
+            Part(string.Empty, UpToDateFiles, null).Append(" already up to date").Append(DidWork ? string.Empty : ", nothing cloned or copied");
+        }
+    }
+
+    /// <summary>"1 file", "3 files".</summary>
+    public static string Files(int count) => count == 1 ? "1 file" : $"{count} files";
 
     public void Add(CopyCounts other)
     {

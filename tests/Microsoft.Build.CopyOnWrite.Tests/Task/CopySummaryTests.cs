@@ -29,7 +29,19 @@ public sealed class CopySummaryTests
         var summary = new CopySummary();
         summary.AddUpToDate(10);
 
-        Assert.AreEqual("CopyOnWrite: 1 file already up to date.", summary.Describe());
+        Assert.AreEqual("CopyOnWrite: 1 file already up to date, nothing cloned or copied.", summary.Describe());
+    }
+
+    [TestMethod]
+    public void Clones_made_where_links_were_asked_for_and_links_replaced_are_counted_among_the_clones_with_their_sizes()
+    {
+        var summary = new CopySummary();
+        summary.AddClonedInsteadOfLink(CloneResult.Cloned(2048), "/src/a.dll", "/out/a.dll");
+        summary.AddReplacedLink(CloneResult.Cloned(1024), "/src/b.dll", "/out/b.dll");
+
+        Assert.AreEqual(
+            "CopyOnWrite: cloned 2 files (3 KiB), 1 of them (2 KiB) where links were asked for (CopyOnWriteInsteadOfLinks), replaced 1 link with a clone among them (1 KiB; the outputs were links to their sources).",
+            summary.Describe());
     }
 
     [TestMethod]
