@@ -321,6 +321,7 @@ public sealed class DoctorCheckTests
 
         Assert.IsFalse(check.RepositoryClones, "not restored: package files are assumed to come from the cache on C:, which Required fails");
         Assert.AreEqual(true, check.Folders[0].Volume.DevDrive);
+        Assert.AreEqual(true, new WindowsVolumes(windows).CanClone(@"D:\src\app"), "the build's answer: a clone can stand in for a link there");
         Finding trust = check.Findings.Single(f => f.Message.Contains("not trusted"));
         CollectionAssert.AreEqual(new[] { "fsutil devdrv trust D:", "fsutil devdrv query D:" }, trust.Fix.ToArray());
         Finding cache = check.Findings.Single(f => f.Message.Contains("package cache"));
@@ -336,6 +337,7 @@ public sealed class DoctorCheckTests
         DoctorCheck check = WindowsCheck(windows, new CheckedFolder(FolderRole.Repository, @"C:\src\app"));
 
         Assert.IsFalse(check.RepositoryClones);
+        Assert.AreEqual(false, new WindowsVolumes(windows).CanClone(@"C:\src\app"), "the build's answer");
         StringAssert.Contains(check.Findings[0].Message, "no FILE_SUPPORTS_BLOCK_REFCOUNTING");
         StringAssert.StartsWith(check.Findings[0].Fix[0], "Format-Volume -DriveLetter D -DevDrive");
     }
@@ -353,6 +355,7 @@ public sealed class DoctorCheckTests
         StringAssert.Contains(share.CloneEvidence, "a network share");
         Assert.IsFalse(check.RepositoryClones);
         Assert.AreEqual(WindowsCloneDecisions.WhyVolumeCannotClone(new WindowsVolume(ReFSFlags, "ReFS", isNetworkShare: true), out _) == FallbackReason.None, share.CanClone, "the doctor and the engine agree");
+        Assert.AreEqual(false, new WindowsVolumes(windows).CanClone(@"Z:\src\app"), "and the build, which links as asked there");
     }
 
     [TestMethod]
@@ -380,6 +383,7 @@ public sealed class DoctorCheckTests
         DoctorCheck check = DoctorCheck.Run([new CheckedFolder(FolderRole.Repository, "/Volumes/Old/src/app")], new MacVolumeFacts(mac), AdviceOS.MacOS);
 
         Assert.AreEqual(false, check.Folders[0].Volume.CanClone);
+        Assert.AreEqual(false, new MacVolumes(mac).CanClone("/Volumes/Old/src/app"), "the build's answer");
         StringAssert.Contains(check.Findings[0].Message, "ENOTSUP");
         StringAssert.StartsWith(check.Findings[0].Fix[0], "diskutil apfs addVolume");
     }
@@ -393,6 +397,7 @@ public sealed class DoctorCheckTests
 
         Assert.AreEqual(true, check.Folders[0].Volume.CanClone, check.Folders[0].Volume.CloneEvidence);
         StringAssert.Contains(check.Folders[0].Volume.CloneEvidence, "cannot be written to");
+        Assert.IsNull(new MacVolumes(mac).CanClone("/System/Volumes/Data/src"), "the build does not guess where it cannot probe: a link asked for is made");
     }
 
     private static DoctorCheck LinuxCheck(params CheckedFolder[] folders)
