@@ -13,31 +13,13 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// keeping the strongest guarantee still possible, and fails only where the stock task's own way fails too.
 /// </summary>
 /// <remarks>
-/// <para>The rungs, in order:</para>
-/// <list type="number">
-/// <item>The engine (clone, else copy; atomic; never through links).</item>
-/// <item>The plain atomic copy: .NET's File.Copy, the call the stock task makes, into a new hidden file beside the
-/// destination, renamed over it. File.Copy has its own fallbacks (on Linux: clone, copy_file_range, sendfile, then
-/// read and write), so every fault of a faster call that the stock task survives, this rung survives too.</item>
-/// <item>Where no new file can be made beside the destination, or none renamed over it: the stock task's own way
-/// (delete the destination, errors ignored, then File.Copy to its name). Where the delete is refused too, the copy
-/// writes into the destination, as the stock task's does, but only into a regular file with one name: a hard or
-/// symbolic link is never written through (the error of rung 2 stands). This is the one rung that is not atomic.</item>
-/// </list>
-/// <para>
-/// What fails at the last rung it reaches fails with that rung's exception: File.Copy's, the one the stock task
-/// gets, so its codes, messages and retries follow. A full volume never goes below rung 2: the stock task would fail
-/// as well, and deleting or truncating the old destination would lose it (docs/guarantees.md).
-/// </para>
-/// <para>
-/// The success path pays nothing: a try block and one volatile read. After <see cref="FaultsBeforeSkipping"/> faults
-/// on one pair of volumes the engine is not asked there (each fault costs a failed attempt, a new file and often a
-/// retry of the same failure) until the latest of them is older than the refusal cache's lifetime: the faults are
-/// counted in the engine's refusal cache, under its key (<see cref="VolumePair"/>) and on its clock
-/// (<see cref="CloneCapabilityCache.RecentFaults"/>): an MSBuild node lives for many builds, and a burst of transient
-/// errors must not turn cloning off there for the rest of its life. A fault older than that lifetime is forgotten
-/// when the next one comes, so the count is of faults close together.
-/// </para>
+/// The rungs: the engine; .NET's File.Copy (the stock task's call, with its own fallbacks) into a new file beside the
+/// destination, renamed over it; where none can be made or renamed, the stock task's way (delete, then copy; in place
+/// only into a regular file with one name, never through a link). What fails at the last rung fails with File.Copy's
+/// exception, so the stock task's codes and retries follow; a full volume never goes below the second rung (deleting
+/// the old destination would lose it). After <see cref="FaultsBeforeSkipping"/> faults close together on one pair of
+/// volumes (<see cref="CloneCapabilityCache.RecentFaults"/>) the engine is skipped there: a burst of transient errors
+/// must not turn cloning off for a long-lived node. docs/guarantees.md says what this proves and which tests hold it.
 /// </remarks>
 internal sealed class FallbackLadder : ICloneEngine
 {

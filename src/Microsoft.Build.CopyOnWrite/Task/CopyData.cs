@@ -13,22 +13,9 @@ namespace Microsoft.Build.CopyOnWrite;
 /// exactly, across nodes.
 /// </summary>
 /// <remarks>
-/// Format (version 1): <c>CopyOnWrite data: v=1 cloned=FILES,BYTES copied=FILES,BYTES linked=FILES
-/// uptodate=FILES,BYTES [insteadoflinks=FILES,BYTES] reason=NAME,DETAIL,FILES,BYTES ...
-/// crossvolume=SOURCEROOT,DESTINATIONROOT,SOURCEVOLUME,DESTINATIONVOLUME,FILES,BYTES,SOURCEFILESYSTEM,DESTINATIONFILESYSTEM,ORIGIN ...
-/// clonedon=VOLUME,FILESYSTEM copiedon=VOLUME,FILESYSTEM,FILES,BYTES ...</c> (added later in version 1: clonedon, the
-/// volume the files were cloned on, when any were; copiedon, per destination volume, the files copied within it for
-/// any reason but another volume; insteadoflinks, after uptodate and only when there were some, the part of the cloned
-/// files that were cloned where the Copy asked for links, CopyOnWriteInsteadOfLinks; replacedlinks=FILES,BYTES, after
-/// it and only when there were some, the part of the cloned files that replaced an output that was a link to its source).
-/// A reason's DETAIL means, per NAME: FileSystemCannotClone, the destination's file system (also the source's: a
-/// clone is refused that way only within one volume); FileSystemRefused, the system's error; PlatformCannotClone,
-/// the processor; EngineFailed (added later in version 1), the first file's fault: our engine's step and error; empty otherwise (DifferentVolumes: its crossvolume entries name both sides). A crossvolume entry
-/// names each side's folder, mount point and file system, and ORIGIN says where the sources live (a
-/// <see cref="SourceOrigin"/> name; DotNetInstallation and the later ones are accepted copies).
-/// Fields are separated by spaces, text values are percent-encoded (RFC 3986), unknown fields and trailing values
-/// are ignored so later versions can add some. Plain text on purpose: the task assembly has no JSON library on
-/// .NET Framework.
+/// The format, field by field: docs/how-it-works.md, "The data line". Space-separated NAME=VALUES fields, text
+/// percent-encoded (RFC 3986); readers ignore unknown fields and trailing values, so later versions can add some.
+/// Plain text on purpose: the task assembly has no JSON library on .NET Framework.
 /// </remarks>
 internal sealed class CopyData : CopyCounts
 {

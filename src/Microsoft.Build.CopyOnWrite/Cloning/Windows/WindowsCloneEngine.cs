@@ -9,38 +9,9 @@ namespace Microsoft.Build.CopyOnWrite.Cloning;
 /// <see cref="IWindowsFileSystem"/>, so this class runs, and is tested, on any OS.
 /// </summary>
 /// <remarks>
-/// The rules below are the failure modes the reference implementations (microsoft/CopyOnWrite, the MSBuildSdks
-/// CopyOnWrite SDK, reflink-copy) learned the hard way; docs/windows-engine.md lists them with their tests, and its
-/// call budget says what each path costs, call by call (pinned by WindowsCallBudgetTests).
-/// <list type="bullet">
-/// <item>A source still open for writing is a sharing violation (the stock task's File.Copy gets the same and retries
-/// it, MSB3026): the source is opened sharing read and delete only, so no writer can be mid-write while it is cloned.
-/// It is opened non-cached, as microsoft/CopyOnWrite opens it.</item>
-/// <item>A source written in the last <see cref="RecentWriteWindow"/> may still have data only in the cache, and a
-/// clone of that comes out as zeros with the right size and time, which no incremental build ever repairs. Its
-/// clones are serialised in this process (concurrent clones of one fresh source are the reported race), and the
-/// clone is asked, in one metadata call, whether every cluster it has is shared: data not on the disk yet cannot be
-/// shared. Only when that evidence fails is the source flushed (FlushFileBuffers, which also syncs the whole device)
-/// and cloned again; where it still fails, or cannot be flushed, the file is copied. No device flush otherwise.</item>
-/// <item>Once the volume's flags say it clones, every refusal is about that one file: it is copied, nothing is
-/// remembered for the volume, and only device and disk-full errors fail the copy.</item>
-/// <item>The volume's answer (flags, cluster size from the open source, network or not) is asked once per volume,
-/// keyed on its 64-bit serial.</item>
-/// <item>A large clone is made sparse before its size is set (no allocation, so no false "disk full") and cleared
-/// after unless the source is sparse; a small one only when the disk turns out to be full.</item>
-/// <item>Nothing is cloned into or out of an alternate data stream, nor over a network share.</item>
-/// <item>Where the volume cannot clone, CopyFileExW copies into the temporary file: the streams (Zone.Identifier),
-/// attributes and offload paths the stock task's copy keeps. It cannot clone there, so "copied" is true; on a volume
-/// that can clone (Windows 11 24H2's CopyFile clones by itself) the copy is asked afterwards whether it shares its
-/// clusters, and reported for what it is.</item>
-/// <item>The rename over the destination uses POSIX semantics where the file system has them, which replaces a
-/// destination that others hold open with delete sharing. One that no rename can replace (held without delete
-/// sharing, or no POSIX rename) is written in place, as the stock task writes it, when it is a regular file with one
-/// name and its holder lets it be written; otherwise it is the stock task's sharing violation, retried.</item>
-/// </list>
-/// Times: the destination gets the source's last-write time, as CopyFile gives it; the creation time is left to the
-/// file system, as for the stock task's copy: a new file's is now, and a replaced file's comes back through the file
-/// system's name tunneling for our rename as for the stock task's delete-then-create.
+/// Its rules answer the failure modes the reference implementations (microsoft/CopyOnWrite, the MSBuildSdks CopyOnWrite
+/// SDK, reflink-copy) learned the hard way, worst first the zero-filled clone of a just-written source:
+/// docs/windows-engine.md lists each rule with its tests, and the calls each path costs (WindowsCallBudgetTests).
 /// </remarks>
 internal sealed class WindowsCloneEngine : ICloneEngine
 {
