@@ -10,7 +10,7 @@ namespace Microsoft.Build.CopyOnWrite;
 // decisions (which check, which code, link or clone or copy) are PairDecision.cs's; nothing is decided here.
 public sealed partial class Copy
 {
-    private bool CopyOne(CopyPair pair, CopyOptions options)
+    private bool CopyOne(CopyPair pair)
     {
         string sourceSpec = pair.Source.ItemSpec;
         string destinationSpec = pair.Destination.ItemSpec;
@@ -27,7 +27,7 @@ public sealed partial class Copy
         }
 
         var look = new PairLook(sourcePath, destinationPath, WhyNoClone);
-        PairPlan plan = PairDecision.Decide(look, options.Pair);
+        PairPlan plan = PairDecision.Decide(look, _options.Pair);
         switch (plan.Action)
         {
             case PairAction.LeftToTarget:
@@ -58,7 +58,7 @@ public sealed partial class Copy
                 }
 
                 // The link stays: to the copying target it is up to date (links only), as to the stock task's check.
-                return options.Pair.LinksOnly ? Succeeded(pair) : UpToDate(pair, look);
+                return _options.Pair.LinksOnly ? Succeeded(pair) : UpToDate(pair, look);
         }
 
         for (int retry = 0; ; retry++)
@@ -66,7 +66,7 @@ public sealed partial class Copy
             try
             {
                 // The first attempt uses what was just found; a retry looks again.
-                if (!Attempt(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? look : new PairLook(sourcePath, destinationPath, WhyNoClone), options))
+                if (!Attempt(sourceSpec, destinationSpec, sourcePath, destinationPath, retry == 0 ? look : new PairLook(sourcePath, destinationPath, WhyNoClone)))
                 {
                     return false;
                 }
@@ -79,7 +79,7 @@ public sealed partial class Copy
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
             {
-                if (!IsRetryable(e, sourceSpec, destinationSpec, options))
+                if (!IsRetryable(e, sourceSpec, destinationSpec))
                 {
                     return LogErrorAndFail(CopyMessages.UnableToCopy, sourceSpec, destinationSpec, e.Message);
                 }
@@ -122,14 +122,14 @@ public sealed partial class Copy
         return true;
     }
 
-    private bool IsRetryable(Exception e, string sourceSpec, string destinationSpec, CopyOptions options)
+    private bool IsRetryable(Exception e, string sourceSpec, string destinationSpec)
     {
         if (e is ArgumentException or NotSupportedException or PathTooLongException)
         {
             return false;
         }
 
-        if (options.AlwaysRetry)
+        if (_options.AlwaysRetry)
         {
             // Every failed attempt says what it got (the stock task logs the whole exception), and access denied why it is retried.
             LogWarning(CopyMessages.AlwaysRetryGotError, e.ToString(), sourceSpec, destinationSpec, e.HResult);
@@ -137,13 +137,13 @@ public sealed partial class Copy
 
         if (e is UnauthorizedAccessException)
         {
-            if (options.AlwaysRetry)
+            if (_options.AlwaysRetry)
             {
                 LogWarning(CopyMessages.AlwaysRetryAccessDenied);
                 return true;
             }
 
-            return options.RetryAccessDenied;
+            return _options.RetryAccessDenied;
         }
 
         // A destination folder that is a file will not become a folder by waiting. Its full path, not its spec: under -mt
@@ -153,7 +153,7 @@ public sealed partial class Copy
 
     /// <summary>One attempt: the checks, the destination's folder, then the link, clone or copy PairDecision chose.</summary>
     /// <returns>False when it logged an error that no retry can fix; throws for errors worth a retry.</returns>
-    private bool Attempt(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, PairLook look, CopyOptions options)
+    private bool Attempt(string sourceSpec, string destinationSpec, string sourcePath, string destinationPath, PairLook look)
     {
         if (PairDecision.CheckAttempt(look) is StockMessage failure)
         {
@@ -181,7 +181,7 @@ public sealed partial class Copy
             }
         }
 
-        PairPlan plan = PairDecision.DecideMaking(look, options.Pair);
+        PairPlan plan = PairDecision.DecideMaking(look, _options.Pair);
         if (plan.ClearReadOnly)
         {
             LogMessage(MessageImportance.Low, CopyMessages.RemovingReadOnly, destinationSpec);
@@ -225,7 +225,7 @@ public sealed partial class Copy
 
         // With MSBUILDCOPYWITHOUTDELETE=1 the stock task's File.Copy opens a destination that is the source itself
         // (a hard link or symbolic link to it) and is refused as a sharing violation, retried like one.
-        if (options.Pair.CopyWithoutDelete && look.Destination is PairEntry.File or PairEntry.SymbolicLink && look.DestinationIsSourceFile)
+        if (_options.Pair.CopyWithoutDelete && look.Destination is PairEntry.File or PairEntry.SymbolicLink && look.DestinationIsSourceFile)
         {
             throw FileLinks.SameFileInUse(destinationPath);
         }

@@ -167,7 +167,7 @@ public sealed partial class Copy
             }
 
             previousSource = pair.Source.ItemSpec;
-            pair.Succeeded = CopyOne(pair, _options);
+            pair.Succeeded = CopyOne(pair);
             if (!pair.Succeeded)
             {
                 Interlocked.Increment(ref _failures);

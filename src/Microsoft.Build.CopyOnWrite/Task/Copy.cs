@@ -41,6 +41,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
     /// <summary>DestinationFolder's full path, against its project's folder (null without one or when it is no valid path).</summary>
     private string? _destinationFolderPath;
     private int _failures;
+    // What the parameters and the project's environment ask of every pair: read once, in Execute.
     private CopyOptions _options;
     private bool? _useSymboliclinksIfPossible;
     private int _wroteAtLeastOneFile;
@@ -130,7 +131,7 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         string? settingsProblem = SettingsProblem;
         CopyOnWriteSettings settings = Settings ?? CopyOnWriteSettings.FromBuild(BuildEngine, _environment, out settingsProblem);
         _summary = new CopySummary(() => CopySources.For(settings.AcceptCopiesFrom, _environment, MSBuildHost.PathComparison));
-        var options = new CopyOptions(
+        _options = new CopyOptions(
             new PairOptions(
                 SkipUnchanged: SkipUnchangedFiles,
                 FailIfNotIncremental: FailIfNotIncremental,
@@ -155,7 +156,6 @@ public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
         }
 
         _failures = 0;
-        _options = options;
         InputOrderParallel.ForEach(GroupByDestination(pairs), DegreeOfParallelism(), RunGroup); // a method group: no frame between
         bool allSucceeded = _failures == 0;
         var copied = new List<ITaskItem>(pairs.Count);
