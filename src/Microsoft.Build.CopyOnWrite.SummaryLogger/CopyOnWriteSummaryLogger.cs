@@ -149,9 +149,7 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             return lines;
         }
 
-        string? because = _reasons.Count == 0 ? null : string.Join("; ", _reasons
-            .OrderByDescending(entry => entry.Value.Files)
-            .Select(entry => _reasons.Count == 1 ? Describe(entry.Key, entry.Value.Files) : $"{Describe(entry.Key, entry.Value.Files)} ({Files(entry.Value.Files)})"));
+        var because = _reasons.Select(entry => new CopiedBecause(Describe(entry.Key, entry.Value.Files), entry.Value.Files)).ToList();
         var counts = new StringBuilder();
         _total.AppendDescription(counts, because);
 
@@ -191,12 +189,12 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
             var what = new List<string>();
             if (pair.ClonedFiles > 0)
             {
-                what.Add($"cloned {Files(pair.ClonedFiles)} ({FileSizeText.Format(pair.ClonedBytes)})");
+                what.Add($"cloned {CopyCounts.Files(pair.ClonedFiles)} ({FileSizeText.Format(pair.ClonedBytes)})");
             }
 
             if (pair.CopiedFiles > 0)
             {
-                what.Add($"copied {Files(pair.CopiedFiles)} ({FileSizeText.Format(pair.CopiedBytes)}){(pair.From == pair.To ? string.Empty : ", another volume")}");
+                what.Add($"copied {CopyCounts.Files(pair.CopiedFiles)} ({FileSizeText.Format(pair.CopiedBytes)}){(pair.From == pair.To ? string.Empty : ", another volume")}");
             }
 
             yield return $"  {pair.From} -> {pair.To}: {string.Join(", ", what)}";
@@ -315,7 +313,6 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         totals[key] = (sofar.Files + files, sofar.Bytes + bytes);
     }
 
-    private static string Files(int count) => CopyCounts.Files(count);
 
     private static bool TryParseVerbosity(string text, out LoggerVerbosity verbosity)
     {

@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Linq;
 using System.Text;
 using Microsoft.Build.CopyOnWrite.Cloning;
 using Microsoft.Build.CopyOnWrite.Settings;
@@ -206,22 +205,15 @@ internal sealed class CopySummary : CopyCounts
         lock (_lock)
         {
             var text = new StringBuilder("CopyOnWrite: ");
-            AppendDescription(text, CopiedFiles > 0 ? DescribeReasons() : null);
+            var reasons = new List<CopiedBecause>(_copiedByReason.Count);
+            foreach (ReasonCount reason in _copiedByReason)
+            {
+                reasons.Add(new CopiedBecause(DescribeFallback(reason.Reason, reason.Detail, reason.Files), reason.Files));
+            }
+
+            AppendDescription(text, reasons);
             return text.Append('.').ToString();
         }
-    }
-
-    private string DescribeReasons()
-    {
-        if (_copiedByReason.Count == 1)
-        {
-            ReasonCount only = _copiedByReason[0];
-            return DescribeFallback(only.Reason, only.Detail, only.Files);
-        }
-
-        return string.Join("; ", _copiedByReason
-            .OrderByDescending(entry => entry.Files)
-            .Select(entry => $"{DescribeFallback(entry.Reason, entry.Detail, entry.Files)} ({Files(entry.Files)})"));
     }
 
     /// <summary>
