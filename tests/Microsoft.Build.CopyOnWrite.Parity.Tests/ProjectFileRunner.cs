@@ -6,7 +6,6 @@ using System.Security;
 using System.Text;
 using System.Text.Json;
 using System.Threading;
-using System.Threading.Tasks;
 using Microsoft.Build.CopyOnWrite.TestKit.Parity;
 
 namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
@@ -15,7 +14,7 @@ namespace Microsoft.Build.CopyOnWrite.Parity.Tests;
 /// Runs the project-file scenarios through real `dotnet msbuild`, so parameters reach the tasks the way MSBuild
 /// passes them (empty item lists, empty strings, escaped specials). One project file per side holds one target
 /// per scenario; side A is plain (MSBuild's Copy), side B registers ours with UsingTask TaskName="Copy". Scenarios
-/// with the same environment share one run per side, and the two sides run at the same time.
+/// with the same environment share one `dotnet msbuild`, which builds side A's project, then side B's.
 /// A normal build uses the task assembly that loads in every MSBuild from 17.7; a multi-threaded one (-mt) uses the
 /// flavour Sdk.targets picks from MSBuild 18.9 on, declared thread-safe, so MSBuild runs it in its own process
 /// with the project's environment from TaskEnvironment (as it runs the stock task).
@@ -92,31 +91,31 @@ public static class ProjectFileRunner
             environment["DOTNET_CLI_UI_LANGUAGE"] = language;
         }
 
-        var runs = sides.Select(side => Task.Run(() =>
+        Dictionary<string, string> projects = sides.ToDictionary(side => side.Name, side =>
         {
-            string sideFolder = Path.Combine(runFolder, side.Name);
-            string project = Path.Combine(sideFolder, "parity.proj");
+            string project = Path.Combine(runFolder, side.Name, "parity.proj");
             File.WriteAllText(project, ProjectText(scenarios, s => trees[(side.Name, s.Name)], side.Ours ? ourTaskAssembly : null));
-            string events = Path.Combine(sideFolder, "events.jsonl");
-            string output = RunMSBuild(sideFolder, project, scenarios.Select(TargetName), events, environment, multiThreaded);
-            return (side.Name, Events: File.Exists(events) ? File.ReadAllLines(events) : Array.Empty<string>(), Output: output);
-        })).ToArray();
-        Task.WaitAll(runs);
+            return project;
+        });
+        string events = Path.Combine(runFolder, "events.jsonl");
+        string output = RunMSBuild(runFolder, projects.Values, scenarios.Select(TargetName), events, environment, multiThreaded);
+        string[] lines = File.Exists(events) ? File.ReadAllLines(events) : [];
+        string log = $"--- dotnet msbuild{(multiThreaded ? " -mt" : string.Empty)}, side A then side B:{Environment.NewLine}{output}";
 
         foreach (Scenario scenario in scenarios)
         {
             var observations = new Dictionary<string, Observation>();
-            foreach (var run in runs.Select(r => r.Result))
+            foreach ((string side, _) in sides)
             {
-                (Tree tree, _, List<string> before) = trees[(run.Name, scenario.Name)];
-                Observation observation = Parse(run.Events, TargetName(scenario), tree);
+                (Tree tree, _, List<string> before) = trees[(side, scenario.Name)];
+                Observation observation = Parse(lines, projects[side], TargetName(scenario), tree)
+                    ?? throw new InvalidOperationException($"side {side} never ran the target of '{scenario.Name}':{Environment.NewLine}{log}");
                 observation.Before = before;
                 observation.Files = tree.Snapshot();
-                observations[run.Name] = observation;
+                observations[side] = observation;
                 tree.Release();
             }
 
-            string log = string.Join(Environment.NewLine, runs.Select(r => $"--- dotnet msbuild{(multiThreaded ? " -mt" : string.Empty)}, side {r.Result.Name}:{Environment.NewLine}{r.Result.Output}"));
             results[scenario.Name] = (observations["A"], observations["B"], log);
         }
     }
@@ -214,28 +213,43 @@ public static class ProjectFileRunner
 
     private static string Xml(string text) => SecurityElement.Escape(text)!;
 
-    private static string RunMSBuild(string folder, string project, IEnumerable<string> targets, string eventsFile, IReadOnlyDictionary<string, string> environment, bool multiThreaded)
+    /// <summary>
+    /// One `dotnet msbuild` building the sides' projects in turn, each with every scenario's target (the MSBuild task
+    /// goes on to the next project after one that failed).
+    /// </summary>
+    private static string RunMSBuild(string folder, IEnumerable<string> projects, IEnumerable<string> targets, string eventsFile, IReadOnlyDictionary<string, string> environment, bool multiThreaded)
     {
+        string sides = Path.Combine(folder, "sides.proj");
+        File.WriteAllText(sides, $"""
+            <Project>
+              <Target Name="Build">
+                <MSBuild Projects="{Xml(string.Join(";", projects))}" Targets="{Xml(string.Join(";", targets))}" BuildInParallel="false" />
+              </Target>
+            </Project>
+            """);
         string[] arguments =
         {
-            project, "-verbosity:minimal", "-clp:NoSummary",
-            "-t:" + string.Join(";", targets),
+            sides, "-verbosity:minimal", "-clp:NoSummary",
             $"-logger:{typeof(ParityLogger).FullName},{typeof(ParityLogger).Assembly.Location};{eventsFile}",
         };
         return DotnetMSBuild.Run(folder, multiThreaded ? arguments.Append("-mt") : arguments, environment).Output;
     }
 
-    private static Observation Parse(string[] lines, string target, Tree tree)
+    /// <summary>What the project's target did, from the logger's records; null where it never ran.</summary>
+    private static Observation? Parse(string[] lines, string project, string target, Tree tree)
     {
         var observation = new Observation();
+        bool ran = false;
         foreach (string line in lines)
         {
             using JsonDocument document = JsonDocument.Parse(line);
             JsonElement e = document.RootElement;
-            if (e.GetProperty("target").GetString() != target)
+            if (e.GetProperty("target").GetString() != target || e.GetProperty("project").GetString() != project)
             {
                 continue;
             }
+
+            ran = true;
 
             string kind = e.GetProperty("kind").GetString()!;
             switch (kind)
@@ -273,7 +287,7 @@ public static class ProjectFileRunner
             }
         }
 
-        return observation;
+        return ran ? observation : null;
     }
 
     private static string? StringOrNull(JsonElement record, string name)

@@ -12,12 +12,13 @@ namespace Microsoft.Build.CopyOnWrite.TestKit.Parity;
 /// <summary>
 /// A logger for `dotnet msbuild -logger:ParityLogger,TestKit.dll;out.jsonl`: writes one JSON line per event
 /// that a task named Copy logged (errors, warnings, messages, its output items) and per Copy result, each
-/// tagged with the target it ran in, so a differential test can compare the stock task and ours.
+/// tagged with the target it ran in and that target's project, so a differential test can compare the stock task and
+/// ours, each side a project of its own in one build.
 /// </summary>
 public sealed class ParityLogger : ILogger
 {
-    private readonly ConcurrentDictionary<(int Node, int Target), string> _targets = new();
-    private readonly ConcurrentDictionary<(int Node, int Task), string> _copyTasks = new();
+    private readonly ConcurrentDictionary<(int Node, int Target), Target> _targets = new();
+    private readonly ConcurrentDictionary<(int Node, int Task), Target> _copyTasks = new();
     private StreamWriter? _writer;
 
     public LoggerVerbosity Verbosity { get; set; } = LoggerVerbosity.Diagnostic;
@@ -43,44 +44,46 @@ public sealed class ParityLogger : ILogger
         switch (e)
         {
             case TargetStartedEventArgs started when context is not null:
-                _targets[(context.NodeId, context.TargetId)] = started.TargetName;
+                _targets[(context.NodeId, context.TargetId)] = new Target(started.TargetName, started.ProjectFile ?? string.Empty);
                 return;
             case TaskStartedEventArgs started when context is not null && started.TaskName == "Copy":
                 _copyTasks[(context.NodeId, context.TaskId)] = TargetOf(context);
                 return;
             case TaskFinishedEventArgs finished when context is not null && finished.TaskName == "Copy":
-                Write(new { target = TargetOf(context), kind = "result", success = finished.Succeeded });
+                Write(new { target = TargetOf(context).Name, project = TargetOf(context).Project, kind = "result", success = finished.Succeeded });
                 return;
-            case TaskParameterEventArgs parameter when IsInCopy(context, out string target) && parameter.Kind == TaskParameterMessageKind.TaskOutput:
-                Write(new { target, kind = "output", name = parameter.ItemType, items = Items(parameter.Items) });
+            case TaskParameterEventArgs parameter when IsInCopy(context, out Target target) && parameter.Kind == TaskParameterMessageKind.TaskOutput:
+                Write(new { target = target.Name, project = target.Project, kind = "output", name = parameter.ItemType, items = Items(parameter.Items) });
                 return;
             case TaskParameterEventArgs:
                 return;
             case BuildErrorEventArgs error:
-                Write(new { target = Target(context), kind = "error", code = error.Code, text = error.Message, helpKeyword = error.HelpKeyword, sender = error.SenderName });
+                Write(new { target = TargetOf(context).Name, project = TargetOf(context).Project, kind = "error", code = error.Code, text = error.Message, helpKeyword = error.HelpKeyword, sender = error.SenderName });
                 return;
             case BuildWarningEventArgs warning:
-                Write(new { target = Target(context), kind = "warning", code = warning.Code, text = warning.Message, helpKeyword = warning.HelpKeyword, sender = warning.SenderName });
+                Write(new { target = TargetOf(context).Name, project = TargetOf(context).Project, kind = "warning", code = warning.Code, text = warning.Message, helpKeyword = warning.HelpKeyword, sender = warning.SenderName });
                 return;
-            case BuildMessageEventArgs message when IsInCopy(context, out string target):
-                Write(new { target, kind = "message", importance = message.Importance.ToString(), text = message.Message });
+            case BuildMessageEventArgs message when IsInCopy(context, out Target target):
+                Write(new { target = target.Name, project = target.Project, kind = "message", importance = message.Importance.ToString(), text = message.Message });
                 return;
             case BuildMessageEventArgs message when message.Message?.StartsWith("PARITY-", StringComparison.Ordinal) == true:
-                Write(new { target = Target(context), kind = "marker", text = message.Message });
+                Write(new { target = TargetOf(context).Name, project = TargetOf(context).Project, kind = "marker", text = message.Message });
                 return;
         }
     }
 
-    private bool IsInCopy(BuildEventContext? context, out string target)
+    private bool IsInCopy(BuildEventContext? context, out Target target)
     {
-        target = string.Empty;
+        target = Unknown;
         return context is not null && _copyTasks.TryGetValue((context.NodeId, context.TaskId), out target!);
     }
 
-    private string TargetOf(BuildEventContext context)
-        => _targets.TryGetValue((context.NodeId, context.TargetId), out string? name) ? name : "?";
+    private Target TargetOf(BuildEventContext? context)
+        => context is not null && _targets.TryGetValue((context.NodeId, context.TargetId), out Target? target) ? target : Unknown;
 
-    private string Target(BuildEventContext? context) => context is null ? "?" : TargetOf(context);
+    private static readonly Target Unknown = new("?", string.Empty);
+
+    private sealed record Target(string Name, string Project);
 
     private static object Items(IList? items)
     {
