@@ -67,6 +67,42 @@ public static class InProcessMSBuild
         });
 
     /// <summary>
+    /// What `dotnet msbuild PROJECT [-t:TARGET] [-p:NAME=VALUE...] -getProperty:NAME...` answers, in this process: the
+    /// properties' values after the target (after evaluation where none is named), none when MSBuild failed, and what
+    /// it printed (its errors).
+    /// </summary>
+    public static (IReadOnlyDictionary<string, string> Values, string Output) Properties(string project, string? target, IReadOnlyDictionary<string, string> globalProperties, IReadOnlyList<string> names)
+        => WithEnvironment(new Dictionary<string, string?>(), () =>
+        {
+            var output = new StringBuilder();
+            var console = new ConsoleLogger(LoggerVerbosity.Minimal, text => output.Append(text), colorSet: _ => { }, colorReset: () => { });
+            var globals = new Dictionary<string, string>(globalProperties, StringComparer.OrdinalIgnoreCase);
+            using var projects = new ProjectCollection(globals, [console], ToolsetDefinitionLocations.Default);
+            ProjectInstance? state = null;
+            try
+            {
+                if (target is null)
+                {
+                    state = new ProjectInstance(project, globals, toolsVersion: null, projects);
+                }
+                else
+                {
+                    var parameters = new BuildParameters(projects) { Loggers = [console], MaxNodeCount = 1, EnableNodeReuse = false };
+                    var request = new BuildRequestData(project, globals, toolsVersion: null, [target], hostServices: null, BuildRequestDataFlags.ProvideProjectStateAfterBuild | BuildRequestDataFlags.ClearCachesAfterBuild);
+                    BuildResult result = BuildManager.DefaultBuildManager.Build(parameters, request);
+                    state = result.OverallResult == BuildResultCode.Success ? result.ProjectStateAfterBuild : null;
+                }
+            }
+            catch (Microsoft.Build.Exceptions.InvalidProjectFileException e)
+            {
+                output.AppendLine($"{e.ProjectFile}: error {e.ErrorCode}: {e.BaseMessage}");
+            }
+
+            IReadOnlyDictionary<string, string> values = state is null ? new Dictionary<string, string>() : names.ToDictionary(name => name, state.GetPropertyValue);
+            return (values, output.ToString());
+        });
+
+    /// <summary>
     /// Runs <paramref name="work"/> alone, with <paramref name="environment"/> over this process's, and puts the variables
     /// back after it.
     /// </summary>

@@ -120,27 +120,24 @@ internal static class BuildFolders
     }
 
     /// <summary>
-    /// The project's folders as MSBuild evaluates it, run where `dotnet build` of it would run (its global.json picks the
-    /// SDK); false with MSBuild's first error, said as a sentence, when MSBuild cannot evaluate it.
+    /// The project's folders as MSBuild evaluates it (<see cref="Evaluate"/>); false with MSBuild's first error, said as a
+    /// sentence, when MSBuild cannot evaluate it.
     /// </summary>
     public static bool TryEvaluate(string project, out ProjectFolders? folders, out string? problem)
     {
         folders = null;
         problem = null;
-        string[] getProperties = ProjectFolders.PropertyNames.Select(name => "-getProperty:" + name).ToArray();
-        string projectFolder = Path.GetDirectoryName(project)!;
-        ShellResult result = MSBuild(project, ["-t:_GetRestoreSettings", .. getProperties]);
-        if (!result.Succeeded && result.Output.Contains("MSB4057", StringComparison.Ordinal))
+        MSBuildAnswer answer = Evaluate(project, "_GetRestoreSettings", new Dictionary<string, string>(), ProjectFolders.PropertyNames);
+        if (answer.Values.Count == 0 && answer.Output.Contains("MSB4057", StringComparison.Ordinal))
         {
             // A project without NuGet's targets (no _GetRestoreSettings): its evaluation alone, as the target then reads it.
-            result = MSBuild(project, getProperties);
+            answer = Evaluate(project, null, new Dictionary<string, string>(), ProjectFolders.PropertyNames);
         }
 
-        Dictionary<string, string> values = Properties(result);
-        if (values.Count == 0)
+        if (answer.Values.Count == 0)
         {
-            string firstError = result.Output.Split('\n').Select(line => line.Trim()).FirstOrDefault(line => line.Contains("error", StringComparison.OrdinalIgnoreCase))
-                ?? result.Output.Trim().Split('\n').FirstOrDefault() ?? "no output";
+            string firstError = answer.Output.Split('\n').Select(line => line.Trim()).FirstOrDefault(line => line.Contains("error", StringComparison.OrdinalIgnoreCase))
+                ?? answer.Output.Trim().Split('\n').FirstOrDefault() ?? "no output";
             problem = $"MSBuild could not evaluate {project} ({firstError}); fix what it says (`dotnet build` there shows the same), or name another project.";
             return false;
         }
@@ -148,30 +145,48 @@ internal static class BuildFolders
         // A project with several target frameworks builds each in an inner build of its own, with its own output
         // folders (bin/Debug/net10.0/, artifacts/obj/App/debug_net10.0/): MSBuild is asked for those of each.
         var innerBuilds = new List<Func<string, string?>>();
-        if (values.GetValueOrDefault("TargetFramework") is null or "" && values.GetValueOrDefault("TargetFrameworks") is { Length: > 0 } frameworks)
+        if (answer.Values.GetValueOrDefault("TargetFramework") is null or "" && answer.Values.GetValueOrDefault("TargetFrameworks") is { Length: > 0 } frameworks)
         {
             foreach (string framework in frameworks.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Distinct())
             {
-                Dictionary<string, string> inner = Properties(MSBuild(project, ["-p:TargetFramework=" + framework, "-getProperty:OutDir", "-getProperty:IntermediateOutputPath"]));
+                IReadOnlyDictionary<string, string> inner = Evaluate(project, null, new Dictionary<string, string> { ["TargetFramework"] = framework }, ["OutDir", "IntermediateOutputPath"]).Values;
                 innerBuilds.Add(name => inner.GetValueOrDefault(name));
             }
         }
 
+        IReadOnlyDictionary<string, string> values = answer.Values;
         folders = ProjectFolders.From(name => values.GetValueOrDefault(name), innerBuilds);
         return true;
     }
 
-    /// <summary>`dotnet msbuild PROJECT -nologo ARGUMENTS` where `dotnet build` of it would run (its global.json picks the SDK); one that does not answer in 2 minutes failed.</summary>
-    private static ShellResult MSBuild(string project, string[] arguments)
+    /// <summary>
+    /// How the doctor asks MSBuild for a project's properties (after <c>target</c>, where one is named): by default a
+    /// `dotnet msbuild` where `dotnet build` of it would run (its global.json picks the SDK). The tool's own tests, which
+    /// ask what the doctor makes of MSBuild's answers, ask the MSBuild registered in their process instead.
+    /// </summary>
+    internal static ProjectEvaluation Evaluate { get; set; } = DotnetMSBuild;
+
+    /// <summary>`dotnet msbuild PROJECT -nologo [-t:TARGET] [-p:...] -getProperty:...`; one that does not answer in 2 minutes failed.</summary>
+    private static MSBuildAnswer DotnetMSBuild(string project, string? target, IReadOnlyDictionary<string, string> globalProperties, IReadOnlyList<string> names)
     {
+        string[] arguments =
+        [
+            "msbuild", project, "-nologo",
+            .. target is null ? Array.Empty<string>() : ["-t:" + target],
+            .. globalProperties.Select(property => $"-p:{property.Key}={property.Value}"),
+            .. names.Select(name => "-getProperty:" + name), // two or more: MSBuild prints them as JSON
+        ];
+        ShellResult result;
         try
         {
-            return Shell.Run("dotnet", ["msbuild", project, "-nologo", .. arguments], workingDirectory: Path.GetDirectoryName(project)!, timeout: TimeSpan.FromMinutes(2));
+            result = Shell.Run("dotnet", arguments, workingDirectory: Path.GetDirectoryName(project)!, timeout: TimeSpan.FromMinutes(2));
         }
         catch (TimeoutException)
         {
-            return new ShellResult(-1, "error: MSBuild did not answer within 2 minutes", TimeSpan.FromMinutes(2));
+            result = new ShellResult(-1, "error: MSBuild did not answer within 2 minutes", TimeSpan.FromMinutes(2));
         }
+
+        return new MSBuildAnswer(Properties(result), result.Output);
     }
 
     /// <summary>The properties of MSBuild's -getProperty answer (JSON, for more than one), none when it failed.</summary>
@@ -258,3 +273,9 @@ internal static class BuildFolders
         }
     }
 }
+
+/// <summary>MSBuild's values of the properties named, after the target where one is named; none when it failed.</summary>
+internal delegate MSBuildAnswer ProjectEvaluation(string project, string? target, IReadOnlyDictionary<string, string> globalProperties, IReadOnlyList<string> names);
+
+/// <summary>What MSBuild answered: the properties asked for (none when it failed) and what it printed.</summary>
+internal sealed record MSBuildAnswer(IReadOnlyDictionary<string, string> Values, string Output);

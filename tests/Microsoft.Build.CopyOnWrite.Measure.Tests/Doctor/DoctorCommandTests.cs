@@ -155,7 +155,7 @@ public sealed class DoctorCommandTests
             Assert.Inconclusive($"SKIPPED: this test knows ioctl's system call number on x64 and Arm64 only, not on {RuntimeInformation.ProcessArchitecture}");
         }
 
-        string[] toolCommand = ["dotnet", typeof(DoctorCommand).Assembly.Location, "doctor", repository];
+        string[] toolCommand = ["dotnet", RepositoryLayout.Tool, "doctor", repository];
         using ChildProcess strace = ChildProcess.Start("strace", ["-o", "/dev/null", "-e", "trace=ioctl", "-e", "inject=ioctl:delay_enter=2000000", .. toolCommand], Environment.CurrentDirectory);
         int tool = 0;
         string? probing = null;

@@ -2,6 +2,7 @@ using System;
 using System.IO;
 using System.Linq;
 using Microsoft.Build.CopyOnWrite.Measure.Forecast;
+using Microsoft.Build.CopyOnWrite.Measure.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -42,10 +43,7 @@ public sealed class PredictOnMountsTests
             </Project>
             """);
         string log = Path.Combine(TestScratch.NewFolder("predict-mounts"), "build.binlog");
-        ProcessResult build = ProcessRunner.Run("dotnet", ["msbuild", project, "-nologo", "-nr:false", $"-bl:{log}"], mounts.Destination, Session.FreshBuildEnvironment(), TimeSpan.FromMinutes(5));
-        Assert.IsTrue(build.Succeeded, build.Output);
-
-        CopyForecast forecast = PredictCommand.Forecast(log);
+        CopyForecast forecast = PredictCommand.Forecast(BinaryLogs.Of(project, log));
 
         CopiesBetweenVolumes pair = forecast.Pairs.Single();
         string said = $"{mounts.What}: {pair.Source.MountPoint} ({pair.Source.FileSystem}, {pair.Source.Key}) -> {pair.Destination.MountPoint} ({pair.Destination.FileSystem}, {pair.Destination.Key}); {pair.Source.Evidence}";

@@ -5,6 +5,7 @@ using System.Linq;
 using System.Security.Cryptography;
 using Microsoft.Build.CopyOnWrite.Measure;
 using Microsoft.Build.CopyOnWrite.Measure.Forecast;
+using Microsoft.Build.CopyOnWrite.Measure.Tests.Infrastructure;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -195,8 +196,7 @@ public sealed class PredictTests
             <Project><Target Name="Build"><Message Text="nothing to copy" /></Target></Project>
             """);
         string log = Path.Combine(folder, "nocopy.binlog");
-        ProcessResult build = ProcessRunner.Run("dotnet", ["msbuild", "nocopy.proj", "-nologo", "-nr:false", $"-bl:{log}"], folder, Session.FreshBuildEnvironment(), TimeSpan.FromMinutes(3));
-        Assert.IsTrue(build.Succeeded, build.Output);
+        BinaryLogs.Of(Path.Combine(folder, "nocopy.proj"), log);
 
         (int exitCode, string output, string error) = Predict(log);
 
@@ -256,13 +256,7 @@ public sealed class PredictTests
         File.WriteAllText(Path.Combine(folder, "Greeting.cs"), "namespace Lib; public static class Greeting { public static string Text => \"hello\"; }");
     }
 
-    private static string Build(string folder, string logName)
-    {
-        string log = Path.Combine(folder, logName);
-        ProcessResult build = ProcessRunner.Run("dotnet", ["build", "Lib.csproj", "-nologo", "-nr:false", $"-bl:{log}"], folder, Session.FreshBuildEnvironment(), TimeSpan.FromMinutes(5));
-        Assert.IsTrue(build.Succeeded, build.Output);
-        return log;
-    }
+    private static string Build(string folder, string logName) => BinaryLogs.Of(Path.Combine(folder, "Lib.csproj"), Path.Combine(folder, logName), restore: true);
 
     private static (int ExitCode, string Output, string Error) Predict(string binaryLog)
     {

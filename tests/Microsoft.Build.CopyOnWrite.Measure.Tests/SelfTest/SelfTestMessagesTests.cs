@@ -32,12 +32,15 @@ public sealed class SelfTestMessagesTests
         Assert.IsFalse(writers.Contains("Copy.Error", StringComparison.Ordinal), "a text's name instead of MSBuild's text:\n" + writers);
     }
 
-    /// <summary>Refuses every file as a read-only destination folder would: a failure the Copy task does not retry.</summary>
+    /// <summary>
+    /// Refuses every file with a failure the Copy task never retries, whichever MSBuild runs it (this process runs the
+    /// installed SDK's; from 18.7 on, an access denied is retried).
+    /// </summary>
     private sealed class RefusingEngine : ICloneEngine
     {
         public const string Refusal = "refused by the test's engine";
 
         public CloneResult CloneOrCopy(string sourcePath, string destinationPath, CancellationToken cancellationToken, EntryKind destination = EntryKind.Unknown)
-            => throw new UnauthorizedAccessException(Refusal);
+            => throw new NotSupportedException(Refusal);
     }
 }
