@@ -12,8 +12,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Volumes;
 
 /// <summary>
 /// docs/volumes.md's table "Where users build", row by row on real mounts: whether the kernel clones (coreutils'
-/// `cp --reflink=always`), whether our build clones (a real `dotnet msbuild` of a project that imports the packed SDK
-/// and copies one file with CopyOnWriteMode=Required; a clone proven by filefrag's shared extents), and what the
+/// `cp --reflink=always`), whether our build clones (a real build, in this process, of a project that imports the packed
+/// SDK and copies one file with CopyOnWriteMode=Required; a clone proven by filefrag's shared extents), and what the
 /// doctor says (its verdict by the Required rule, the copy's source named to it). The three must tell one story.
 /// The forecast's row (btrfs subvolumes) is in the measurement tool's tests (Forecast/PredictOnMountsTests).
 /// </summary>
@@ -79,7 +79,7 @@ public sealed class WhereUsersBuildTests
               <Import Project="{Path.Combine(SdkPackage.Extracted, "Sdk", "Sdk.targets")}" />
             </Project>
             """);
-        ProcessResult build = ProcessRunner.Run("dotnet", ["msbuild", project, "-p:CopyOnWriteMode=Required", "-nologo", "-nr:false", "-v:n"], Path.GetDirectoryName(project), SdkPackage.BuildEnvironment, TimeSpan.FromMinutes(5));
+        ProcessResult build = InProcessBuild.Build(project, ["-p:CopyOnWriteMode=Required", "-v:n"]);
 
         DoctorCheck doctor = DoctorCheck.Run(
             [
