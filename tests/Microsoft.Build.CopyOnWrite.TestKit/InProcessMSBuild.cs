@@ -106,7 +106,7 @@ public static class InProcessMSBuild
     /// Runs <paramref name="work"/> alone, with <paramref name="environment"/> over this process's, and puts the variables
     /// back after it.
     /// </summary>
-    private static T WithEnvironment<T>(IDictionary<string, string?> environment, Func<T> work)
+    public static T WithEnvironment<T>(IDictionary<string, string?> environment, Func<T> work)
     {
         lock (OneAtATime)
         {

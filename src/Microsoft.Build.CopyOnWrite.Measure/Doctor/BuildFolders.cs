@@ -167,7 +167,7 @@ internal static class BuildFolders
     internal static ProjectEvaluation Evaluate { get; set; } = DotnetMSBuild;
 
     /// <summary>`dotnet msbuild PROJECT -nologo [-t:TARGET] [-p:...] -getProperty:...`; one that does not answer in 2 minutes failed.</summary>
-    private static MSBuildAnswer DotnetMSBuild(string project, string? target, IReadOnlyDictionary<string, string> globalProperties, IReadOnlyList<string> names)
+    internal static MSBuildAnswer DotnetMSBuild(string project, string? target, IReadOnlyDictionary<string, string> globalProperties, IReadOnlyList<string> names)
     {
         string[] arguments =
         [

@@ -1,6 +1,3 @@
-using System.Collections.Generic;
-using Microsoft.Build.CopyOnWrite.Measure.Doctor;
-using Microsoft.Build.CopyOnWrite.TestKit;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.Build.Locator;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
@@ -24,7 +21,7 @@ public static class TestAssembly
             MSBuildLocator.RegisterDefaults();
         }
 
-        BuildFolders.Evaluate = InThisProcess;
+        DoctorInThisProcess.AskMSBuildHere();
     }
 
     [AssemblyCleanup]
@@ -33,11 +30,5 @@ public static class TestAssembly
         LoopFileSystems.UnmountAll();
         TestScratch.DeleteAll();
         TestScratchCleanup.DeleteAll();
-    }
-
-    private static MSBuildAnswer InThisProcess(string project, string? target, IReadOnlyDictionary<string, string> globalProperties, IReadOnlyList<string> names)
-    {
-        (IReadOnlyDictionary<string, string> values, string output) = InProcessMSBuild.Properties(project, target, globalProperties, names);
-        return new MSBuildAnswer(values, output);
     }
 }

@@ -3,6 +3,8 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.Json;
+using Microsoft.Build.CopyOnWrite.Measure.Doctor;
+using Microsoft.Build.CopyOnWrite.TestKit;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -10,14 +12,21 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Doctor;
 
 /// <summary>
 /// The doctor's verdict equals the build's, layout by layout, on real loop-mounted volumes: for each layout a small
-/// application that imports the packed SDK is restored and checked by `dotnet cow-measure doctor --require-clone`
-/// (exit code 3 when it says "does not clone"), then built for real with `-p:CopyOnWriteMode=Required` (COW001 when a
-/// file was copied that could have been cloned). The two must agree.
+/// application that imports the packed SDK is restored and checked by the doctor with --require-clone (exit code 3
+/// when it says "does not clone"), then built for real with `-p:CopyOnWriteMode=Required` (COW001 when a file was copied
+/// that could have been cloned). The two must agree. Both run in this process, each with its own copy of our assembly
+/// (the doctor the test's, the build the package's), so neither sees what the other found.
 /// </summary>
 [TestClass]
 public sealed class DoctorAgreesWithTheBuildTests
 {
     internal static readonly Lazy<string> DependencyFeed = new(PackDependency);
+
+    [ClassInitialize]
+    public static void AskMSBuildHere(TestContext context) => DoctorInThisProcess.AskMSBuildHere();
+
+    [ClassCleanup]
+    public static void AskDotnetMSBuildAgain() => DoctorInThisProcess.AskDotnetMSBuild();
 
     [TestMethod]
     public void Everything_on_one_XFS_volume_both_say_it_clones_and_the_outputs_share_extents()
@@ -96,7 +105,7 @@ public sealed class DoctorAgreesWithTheBuildTests
         LoopFileSystem xfs = LoopFileSystems.Xfs;
         string fallback = LoopFileSystems.Ext4.NewFolder("agree-fallback");
         BuildLayout layout = BuildLayout.Create(xfs.NewFolder("agree-fallback"), fallback, withPackage: true);
-        layout.Dotnet("restore", "App.csproj", "-nologo").AssertSucceeded("restore into what becomes the fallback folder");
+        layout.Restore("restore into what becomes the fallback folder");
         Directory.Delete(Path.Combine(layout.Root, "obj"), recursive: true);
         layout.PackageCache = xfs.NewFolder("agree-cache");
         if (inEnvironment)
@@ -136,12 +145,12 @@ public sealed class DoctorAgreesWithTheBuildTests
         Assert.IsFalse(untold.BuildPasses, "the build copies from the temp folder on ext4:\n" + untold.Build.Output);
         Assert.IsTrue(untold.Assumptions.Any(a => a.Contains("temp folder", StringComparison.Ordinal)), "the doctor says what it assumed:\n" + string.Join("\n", untold.Assumptions));
 
-        BuildVerdicts told = layout.Judge("--copies-from", temp);
+        BuildVerdicts told = layout.Judge(copiesFrom: temp);
         told.AssertBoth(clones: false);
 
         // Listed in CopyOnWriteAcceptCopiesFrom (here from the environment, as CI would set it), both accept the copy.
         layout.Environment["CopyOnWriteAcceptCopiesFrom"] = temp;
-        BuildVerdicts accepted = layout.Judge("--copies-from", temp);
+        BuildVerdicts accepted = layout.Judge(copiesFrom: temp);
         accepted.AssertBoth(clones: true);
     }
 
@@ -182,7 +191,7 @@ internal sealed record BuildVerdicts(ProcessResult Doctor, ProcessResult Build, 
     {
         string both = $"--- doctor ---\n{Doctor.Output}\n--- Required build ---\n{Build.Output}";
         Assert.AreEqual(clones, BuildPasses, $"the Required build {(BuildPasses ? "passed" : "failed")}:\n{both}");
-        Assert.AreEqual(clones ? 0 : Measure.Doctor.DoctorCommand.CannotClone, Doctor.ExitCode, $"the doctor with --require-clone {(DoctorPasses ? "passed" : "failed")}:\n{both}");
+        Assert.AreEqual(clones ? 0 : DoctorCommand.CannotClone, Doctor.ExitCode, $"the doctor with --require-clone {(DoctorPasses ? "passed" : "failed")}:\n{both}");
         Assert.AreEqual(clones, Json.RootElement.GetProperty("repositoryClones").GetBoolean(), both);
         Assert.AreEqual(clones, Json.RootElement.GetProperty("verdict").GetProperty("clones").GetBoolean(), both);
         if (!clones)
@@ -228,23 +237,26 @@ internal sealed class BuildLayout
         return layout;
     }
 
-    public ProcessResult Dotnet(params string[] arguments)
-        => SdkPackage.TryDotnet(Root, arguments, new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache }, Environment);
-
     /// <summary>The package cache and <see cref="Environment"/>, for a build in this process.</summary>
     private Dictionary<string, string?> BuildVariables => new(Environment) { ["NUGET_PACKAGES"] = PackageCache };
 
+    /// <summary>`dotnet restore` of the application, in this process, with the layout's package cache and environment.</summary>
+    public void Restore(string why) => InProcessBuild.Restore(Path.Combine(Root, "App.csproj"), BuildVariables).AssertSucceeded(why);
+
     /// <summary>
-    /// The doctor (restoring first, as the README says), then the Required build of what it checked: the doctor as the
-    /// tool's own process, the restore and the build in this process (what our task does is the build's question).
+    /// The doctor (restoring first, as the README says; told where the build copies from, with
+    /// <paramref name="copiesFrom"/>), then the Required build of what it checked, all in this process with the layout's
+    /// environment.
     /// </summary>
-    public BuildVerdicts Judge(params string[] doctorArguments)
+    public BuildVerdicts Judge(string? copiesFrom = null)
     {
         WriteNuGetConfig(_dependencyFeed);
         string project = Path.Combine(Root, "App.csproj");
-        InProcessBuild.Restore(project, BuildVariables).AssertSucceeded("restore before the doctor");
+        Restore("restore before the doctor");
         string json = Path.Combine(Root, $"doctor-{Guid.NewGuid():N}.json");
-        ProcessResult doctor = Dotnet([RepositoryLayout.Tool, "doctor", "App.csproj", "--require-clone", "--json", json, .. doctorArguments]);
+        var said = new StringWriter();
+        int exitCode = InProcessMSBuild.WithEnvironment(BuildVariables, () => DoctorCommand.Run([project], json, requireClone: true, said, said, copiesFrom is null ? null : [copiesFrom]));
+        var doctor = new ProcessResult(exitCode, said.ToString());
         Assert.IsTrue(File.Exists(json), "the doctor wrote no JSON:\n" + doctor.Output);
         ProcessResult build = InProcessBuild.DotnetBuild(project, ["--no-restore", "-p:CopyOnWriteMode=Required"], BuildVariables);
         return new BuildVerdicts(doctor, build, JsonDocument.Parse(File.ReadAllText(json)));
