@@ -26,7 +26,7 @@ public sealed class SystemCallFaultTests
     private static readonly (string Name, string[] Rules)[] Faults =
     [
         ("clone EIO", [$"{SystemCallFaults.Clone}=EIO"]),
-        ("clone EINTR once", [$"{SystemCallFaults.Clone}=EINTR*1"]),
+        ("clone EINTR once", [$"{SystemCallFaults.Clone}=EINTR*1@0"]), // once into each out folder (the clone's destination, argument 0)
         ("clone EAGAIN", [$"{SystemCallFaults.Clone}=EAGAIN"]),
         ("clone ENOMEM", [$"{SystemCallFaults.Clone}=ENOMEM"]),
         ("clone EBUSY", [$"{SystemCallFaults.Clone}=EBUSY"]),
@@ -52,7 +52,7 @@ public sealed class SystemCallFaultTests
         ("copy_file_range EBADF", ["copy_file_range=EBADF"]),
         ("copy_file_range EPERM", ["copy_file_range=EPERM"]),
         ("copy_file_range EIO", ["copy_file_range=EIO"]),
-        ("copy_file_range EINTR once", ["copy_file_range=EINTR*1"]),
+        ("copy_file_range EINTR once", ["copy_file_range=EINTR*1@2"]),
         ("copy_file_range EINTR always", ["copy_file_range=EINTR"]),
         ("copy_file_range EXDEV, sendfile EINTR always", ["copy_file_range=EXDEV", "sendfile=EINTR"]),
         ("sendfile EIO", ["sendfile=EIO"]),
@@ -71,8 +71,8 @@ public sealed class SystemCallFaultTests
     /// <summary>
     /// One MSBuild process copies with both tasks on all three volumes, the stock task first, each side and volume in a
     /// project file of its own (the MSBuild task goes on after a project that fails; an error names the project file of
-    /// the task that failed), so that a fault costs one process, not six. A counted fault (*N) fails only the first N
-    /// calls of the process tree, which would all land on the first project: it gets a process per volume and side.
+    /// the task that failed), so that a fault costs one process, not six. A counted fault fails the first N calls into
+    /// each side's output folder (*N@argument), as a process of that side alone would meet it.
     /// </summary>
     [TestMethod]
     [DynamicData(nameof(EachFault), DynamicDataDisplayName = nameof(Describe))]
@@ -82,30 +82,17 @@ public sealed class SystemCallFaultTests
         IReadOnlyList<string> launcher = SystemCallFaults.Launcher(rules);
         string folderName = "syscall-" + faultName.Replace(' ', '-').Replace(",", string.Empty);
         Dictionary<string, Sides> projects = Volumes.ToDictionary(kind => kind, kind => Sides.Of(WriteTree(LoopFileSystems.Require(kind).NewFolder(folderName))));
-        bool counted = rules.Any(rule => rule.Contains('*', StringComparison.Ordinal));
-        IEnumerable<(string Kind, bool Stock)[]> runs = counted
-            ? Volumes.SelectMany(kind => new[] { new[] { (kind, true) }, new[] { (kind, false) } })
-            : [[.. Volumes.Select(kind => (kind, true)), .. Volumes.Select(kind => (kind, false))]];
+        (string Project, bool Stock)[] sides = [.. Volumes.Select(kind => (projects[kind].Stock, true)), .. Volumes.Select(kind => (projects[kind].Ours, false))];
 
-        var done = new List<BuildRun>();
-        foreach ((string Kind, bool Stock)[] sides in runs)
-        {
-            BuildRun run = RunSides(sides.Select(side => (side.Stock ? projects[side.Kind].Stock : projects[side.Kind].Ours, side.Stock)), launcher);
+        BuildRun run = RunSides(sides, launcher);
 
-            // Each side's outcome on each volume is read from the errors in its project: a build that failed says why.
-            Assert.AreEqual(run.ExitCode != 0, run.ErrorCodes.Any(), $"a failed build names its errors, a passing one has none:\n{run}");
-            if (sides.Any(side => !side.Stock))
-            {
-                Assert.IsTrue(run.RanOurTask || run.ExitCode != 0, $"our task must have run:\n{run}");
-                Assert.IsTrue(run.WarningCodes.Count(code => code == "COW006") <= 1, $"the engine fault is a warning once per process:\n{run}");
-            }
-
-            done.Add(run);
-        }
-
+        // Each side's outcome on each volume is read from the errors in its project: a build that failed says why.
+        Assert.AreEqual(run.ExitCode != 0, run.ErrorCodes.Any(), $"a failed build names its errors, a passing one has none:\n{run}");
+        Assert.IsTrue(run.RanOurTask || run.ExitCode != 0, $"our task must have run:\n{run}");
+        Assert.IsTrue(run.WarningCodes.Count(code => code == "COW006") <= 1, $"the engine fault is a warning once per process:\n{run}");
         foreach (string kind in Volumes)
         {
-            AssertOursFailsOnlyWhereTheStockCopyFails(kind, projects[kind], done);
+            AssertOursFailsOnlyWhereTheStockCopyFails(kind, projects[kind], [run]);
         }
     }
 

@@ -8,6 +8,9 @@ Usage: fail-system-calls.py RULE [RULE...] -- COMMAND [ARGUMENT...]
 RULE:  CALL=ERRNO                  every call of CALL fails with ERRNO (a name such as EIO, or a number)
        CALL[N&MASK==VALUE]=ERRNO   only calls whose argument N (from 0), masked, equals VALUE (numbers in C notation)
        ...=ERRNO*COUNT             only the first COUNT such calls of the whole process tree fail; later ones run
+       ...=ERRNO*COUNT@N           only the first COUNT such calls into each folder fail: the folder of the file
+                                   argument N (a descriptor) names, so that projects writing to folders of their own
+                                   in one build each meet the fault as a build of their own would
 Example: fail-system-calls.py 'ioctl[1&0xffffffff==0x40049409]=EIO' -- dotnet msbuild copy.proj   (FICLONE fails)
          fail-system-calls.py 'ioctl[1&0xffffffff==0x40049409]=EINTR*1' -- ...   (the first FICLONE is interrupted)
 
@@ -27,7 +30,7 @@ import socket
 import struct
 import sys
 
-RULE = re.compile(r"^(?P<call>[a-z0-9_]+)(?:\[(?P<arg>\d)&(?P<mask>\w+)==(?P<value>\w+)\])?=(?P<errno>\w+)(?:\*(?P<count>\d+))?$")
+RULE = re.compile(r"^(?P<call>[a-z0-9_]+)(?:\[(?P<arg>\d)&(?P<mask>\w+)==(?P<value>\w+)\])?=(?P<errno>\w+)(?:\*(?P<count>\d+)(?:@(?P<per>\d))?)?$")
 
 # From linux/seccomp.h: _IOWR('!', 0, struct seccomp_notif) (80 bytes) and _IOWR('!', 1, struct seccomp_notif_resp)
 # (24 bytes); a response flag that lets the call run as if no filter had stopped it.
@@ -65,7 +68,7 @@ def main(argv):
     for rule in rules:
         match = RULE.match(rule)
         if match is None:
-            fail(f"bad rule {rule!r}: CALL=ERRNO, CALL[N&MASK==VALUE]=ERRNO, either with *COUNT")
+            fail(f"bad rule {rule!r}: CALL=ERRNO, CALL[N&MASK==VALUE]=ERRNO, either with *COUNT or *COUNT@N")
         parsed.append(match)
     counted = [match for match in parsed if match["count"] is not None]
     if not counted:
@@ -121,7 +124,8 @@ def answer(seccomp, listener, counted, child):
     for match in counted:
         number = seccomp.resolve_syscall(seccomp.Arch(), match["call"])
         argument = None if match["arg"] is None else (int(match["arg"]), int(match["mask"], 0), int(match["value"], 0))
-        left.append([number, argument, errno_of(match["errno"]), int(match["count"])])
+        per = None if match["per"] is None else int(match["per"])
+        left.append([number, argument, errno_of(match["errno"]), int(match["count"]), per, {}])
     poller = select.poll()
     poller.register(listener, select.POLLIN)
     while True:
@@ -141,19 +145,31 @@ def answer_one(listener, left):
         fcntl.ioctl(listener, NOTIFY_RECEIVE, request, True)
     except OSError:
         return  # the caller went away (a signal, its end) before it could be received
-    call_id, _, _, number = struct.unpack_from("<QIIi", request, 0)
+    call_id, pid, _, number = struct.unpack_from("<QIIi", request, 0)
     arguments = struct.unpack_from("<6Q", request, 32)
     error, flags = 0, NOTIFY_CONTINUE
     for rule in left:
-        rule_number, argument, rule_errno, count = rule
-        if rule_number == number and count > 0 and (argument is None or arguments[argument[0]] & argument[1] == argument[2]):
-            rule[3] -= 1
+        rule_number, argument, rule_errno, count, per, counts = rule
+        if rule_number != number or (argument is not None and arguments[argument[0]] & argument[1] != argument[2]):
+            continue
+        folder = None if per is None else folder_of(pid, arguments[per] & 0xFFFFFFFF)
+        done = counts.get(folder, 0)
+        if done < count:
+            counts[folder] = done + 1
             error, flags = -rule_errno, 0
             break
     try:
         fcntl.ioctl(listener, NOTIFY_SEND, bytearray(struct.pack("<QqiI", call_id, 0, error, flags)), True)
     except OSError:
         pass  # the caller went away meanwhile
+
+
+def folder_of(pid, descriptor):
+    """The folder of the file a descriptor of the calling process names (an unnamed file's too); None if it is gone."""
+    try:
+        return os.path.dirname(os.readlink(f"/proc/{pid}/fd/{descriptor}"))
+    except OSError:
+        return None
 
 
 if __name__ == "__main__":
