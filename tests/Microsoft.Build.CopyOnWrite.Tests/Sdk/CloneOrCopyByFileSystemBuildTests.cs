@@ -17,7 +17,7 @@ public sealed class CloneOrCopyByFileSystemBuildTests
     {
         ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Btrfs.NewFolder("consumer"), PackageRoute.SdkElement);
 
-        ProcessResult build = repository.TryBuild();
+        ProcessResult build = repository.TryBuildInProcess();
 
         repository.AssertOurCopyRan(build);
         var log = new BuildLog(build.Output);
@@ -30,7 +30,7 @@ public sealed class CloneOrCopyByFileSystemBuildTests
     {
         ConsumerRepository repository = ConsumerRepository.Create(LoopFileSystems.Ext4.NewFolder("consumer"), PackageRoute.SdkElement);
 
-        ProcessResult build = repository.TryBuild();
+        ProcessResult build = repository.TryBuildInProcess();
 
         repository.AssertOurCopyRan(build);
         var log = new BuildLog(build.Output);
