@@ -9,7 +9,7 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
 /// <summary>
-/// A solution made with `dotnet new` (a console app referencing a class library and the package Newtonsoft.Json from
+/// A solution as `dotnet new` makes it (a console app referencing a class library and the package Newtonsoft.Json from
 /// the public registry as served here) that turns on MSBuild's links in Directory.Build.props as large repositories
 /// do (CreateHardLinksFor...IfPossible, the four of them), with our SDK by the &lt;Sdk&gt; element and its package
 /// cache on the solution's volume: the setup of dotnet/msbuild#8273, where an output hard-linked into the package
@@ -34,27 +34,33 @@ public sealed partial class LinkingSolution
     ];
 
     /// <summary>
-    /// What `dotnet new` makes of the solution (the solution file, both projects, the reference between them), made
-    /// once per test process and copied into each new solution: five `dotnet` commands, the same files every time.
+    /// What `dotnet new sln`, `new console`, `new classlib`, `add reference` and `sln add` make of the solution (the
+    /// template's properties, the reference between the projects), written as files: the templates are not the question.
     /// </summary>
-    private static readonly Lazy<string> MadeByDotnetNew = new(() =>
+    private static void WriteProjects(string root)
     {
-        string folder = TestScratch.NewFolder("linking-solution-made-by-dotnet-new");
-        JsonNode globalJson = JsonNode.Parse(File.ReadAllText(Path.Combine(RepositoryLayout.Root, "global.json")))!;
-        globalJson.AsObject().Remove("msbuild-sdks");
-        File.WriteAllText(Path.Combine(folder, "global.json"), globalJson.ToJsonString());
-        foreach (string[] step in new[]
-        {
-            new[] { "new", "sln", "-n", "Links" }, ["new", "console", "-n", "App", "-o", "App", "--no-restore"], ["new", "classlib", "-n", "Lib", "-o", "Lib", "--no-restore"],
-            ["add", "App/App.csproj", "reference", "Lib/Lib.csproj"], ["sln", "add", "App/App.csproj", "Lib/Lib.csproj"],
-        })
-        {
-            SdkPackage.Dotnet(folder, step);
-        }
-
-        File.Delete(Path.Combine(folder, "global.json"));
-        return folder;
-    });
+        const string Properties = "<TargetFramework>net10.0</TargetFramework><ImplicitUsings>enable</ImplicitUsings><Nullable>enable</Nullable>";
+        Directory.CreateDirectory(Path.Combine(root, "App"));
+        Directory.CreateDirectory(Path.Combine(root, "Lib"));
+        File.WriteAllText(Path.Combine(root, "Links.slnx"), """
+            <Solution>
+              <Project Path="App/App.csproj" />
+              <Project Path="Lib/Lib.csproj" />
+            </Solution>
+            """);
+        File.WriteAllText(Path.Combine(root, "App", "App.csproj"), $"""
+            <Project Sdk="Microsoft.NET.Sdk">
+              <ItemGroup><ProjectReference Include="..\Lib\Lib.csproj" /></ItemGroup>
+              <PropertyGroup><OutputType>Exe</OutputType>{Properties}</PropertyGroup>
+            </Project>
+            """);
+        File.WriteAllText(Path.Combine(root, "Lib", "Lib.csproj"), $"""
+            <Project Sdk="Microsoft.NET.Sdk">
+              <PropertyGroup>{Properties}</PropertyGroup>
+            </Project>
+            """);
+        File.WriteAllText(Path.Combine(root, "Lib", "Class1.cs"), "namespace Lib;\n\npublic class Class1\n{\n}\n");
+    }
 
     private readonly bool _withOurSdk;
 
@@ -70,8 +76,7 @@ public sealed partial class LinkingSolution
     /// <summary>NUGET_PACKAGES of every build: on the solution's volume, so that a clone from it can happen.</summary>
     public string PackageCache { get; }
 
-    /// <summary>What `dotnet new sln` made: Links.slnx from .NET 10 on, Links.sln before.</summary>
-    public string SolutionFile => Path.GetFileName(Directory.GetFiles(Root, "Links.sln*").Single());
+    public string SolutionFile => "Links.slnx";
 
     public string AppOutput => Path.Combine(Root, "App", "bin", "Debug", "net10.0");
 
@@ -115,7 +120,7 @@ public sealed partial class LinkingSolution
 
         File.WriteAllText(Path.Combine(root, "global.json"), globalJson.ToJsonString());
         solution.WriteDirectoryBuildProps(links: true, extraProperties: string.Empty);
-        CopyTree(MadeByDotnetNew.Value, root);
+        WriteProjects(root);
         solution.SetPackageVersion(FirstVersion);
         File.WriteAllText(Path.Combine(root, "App", "Program.cs"), "System.Console.WriteLine(Newtonsoft.Json.JsonConvert.SerializeObject(new { Lib = typeof(Lib.Class1).Name }));");
         return solution;
@@ -172,16 +177,6 @@ public sealed partial class LinkingSolution
     /// <summary>`dotnet` in the solution with its package cache, whatever the outcome.</summary>
     public ProcessResult Dotnet(params string[] arguments)
         => SdkPackage.TryDotnet(Root, arguments, new Dictionary<string, string?> { ["NUGET_PACKAGES"] = PackageCache });
-
-    private static void CopyTree(string from, string to)
-    {
-        foreach (string file in Directory.EnumerateFiles(from, "*", SearchOption.AllDirectories))
-        {
-            string target = Path.Combine(to, Path.GetRelativePath(from, file));
-            Directory.CreateDirectory(Path.GetDirectoryName(target)!);
-            File.Copy(file, target);
-        }
-    }
 
     /// <summary>SHA-256 of every file in the package cache, by path relative to it.</summary>
     public IReadOnlyDictionary<string, string> PackageCacheContents()
