@@ -1,8 +1,10 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.Json;
 using Microsoft.Build.CopyOnWrite.Measure.Doctor;
+using Microsoft.Build.CopyOnWrite.TestKit;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
@@ -24,10 +26,15 @@ public sealed class DoctorSolutionTests
         File.WriteAllText(Path.Combine(repository, "Directory.Build.props"), "<Project><PropertyGroup><UseArtifactsOutput>true</UseArtifactsOutput></PropertyGroup></Project>");
         string bench = Project(repository, "bench/Bench", "<TargetFramework>net10.0</TargetFramework><OutDir>$(MSBuildThisFileDirectory)../../custom-out/</OutDir>");
         string tests = Project(repository, "tests/Lib.Tests", "<TargetFrameworks>net8.0;net10.0</TargetFrameworks>");
-        Dotnet(repository, "new", "sln", "-n", "Repo");
-        string solution = Directory.GetFiles(repository, "Repo.sln*").Single();
-        Dotnet(repository, "sln", solution, "add", bench, tests);
-        Dotnet(repository, "build", "-p:NuGetAudit=false");
+        string solution = Path.Combine(repository, "Repo.slnx");
+        File.WriteAllText(solution, $"""
+            <Solution>
+              <Project Path="{Path.GetRelativePath(repository, bench)}" />
+              <Project Path="{Path.GetRelativePath(repository, tests)}" />
+            </Solution>
+            """);
+        (int built, string buildOutput) = InProcessMSBuild.Build(solution, ["-restore", "-p:NuGetAudit=false"], new Dictionary<string, string?>());
+        Assert.AreEqual(0, built, "the solution's build, in this process:\n" + buildOutput);
 
         var output = new StringWriter();
         var error = new StringWriter();
@@ -88,11 +95,5 @@ public sealed class DoctorSolutionTests
         File.WriteAllText(project, $"""<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup>{properties}<OutputType>Library</OutputType></PropertyGroup></Project>""");
         File.WriteAllText(Path.Combine(folder, "Class1.cs"), "namespace X; public static class C { }");
         return project;
-    }
-
-    private static void Dotnet(string folder, params string[] arguments)
-    {
-        ProcessResult result = ProcessRunner.Run("dotnet", arguments, folder, Session.FreshBuildEnvironment(), TimeSpan.FromMinutes(5));
-        Assert.IsTrue(result.Succeeded, $"dotnet {string.Join(' ', arguments)}:\n{result.Output}");
     }
 }

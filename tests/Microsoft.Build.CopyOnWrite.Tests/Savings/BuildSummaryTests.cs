@@ -139,8 +139,7 @@ public sealed partial class BuildSummaryTests
     {
         // The class's tree (already built: the solution's build below is incremental, and still counts both projects).
         SavingsProjects projects = DefaultTree.Shared.Projects;
-        SdkPackage.Dotnet(projects.Root, "new", "sln", "-n", "Repo");
-        SdkPackage.Dotnet(projects.Root, "sln", "add", "App/App.csproj", "Lib/Lib.csproj");
+        File.WriteAllText(Path.Combine(projects.Root, "Repo.slnx"), "<Solution><Project Path=\"App/App.csproj\" /><Project Path=\"Lib/Lib.csproj\" /></Solution>");
         SdkPackage.Dotnet(projects.Root, "restore", "-nr:false");
 
         ProcessResult onSolution = SdkPackage.TryDotnet(projects.Root, ["msbuild", "-nologo", "-getProperty:CopyOnWriteSummaryLogger"]);
