@@ -9,7 +9,8 @@ namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
 /// <summary>
 /// A copy of samples/ in a folder of the test's choosing (ext4, XFS, btrfs), wired to the SDK packed from
-/// this working tree, and built with the real `dotnet build` as a user would.
+/// this working tree, and built with the real `dotnet build` as a user would (or in the test process, where the
+/// question is our targets' and task's).
 /// </summary>
 public sealed partial class SampleWorkspace
 {
@@ -35,6 +36,10 @@ public sealed partial class SampleWorkspace
         string[] arguments = ["build", Path.GetFileName(SolutionRelativePath), "-v:n", "-nologo", "-nr:false", .. extraArguments];
         return new BuildLog(SdkPackage.Dotnet(SolutionFolder, arguments).Output);
     }
+
+    /// <summary>As <see cref="Build"/>, in this test process (<see cref="InProcessBuild"/>): for questions about our targets and task.</summary>
+    public BuildLog BuildInProcess(params string[] extraArguments)
+        => new(InProcessBuild.DotnetBuild(Path.Combine(SolutionFolder, Path.GetFileName(SolutionRelativePath)), ["-v:n", .. extraArguments]).Output);
 
     /// <summary>Every file under the sample's bin/ and artifacts/ folders: what a build produced by copying.</summary>
     public TreeSnapshot Outputs() => TreeSnapshot.Of(SolutionFolder, path => path.Contains("/bin/", StringComparison.Ordinal) || path.StartsWith("artifacts/", StringComparison.Ordinal));
