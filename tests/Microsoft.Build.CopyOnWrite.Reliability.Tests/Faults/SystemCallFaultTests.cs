@@ -82,9 +82,10 @@ public sealed class SystemCallFaultTests
         IReadOnlyList<string> launcher = SystemCallFaults.Launcher(rules);
         string folderName = "syscall-" + faultName.Replace(' ', '-').Replace(",", string.Empty);
         Dictionary<string, Sides> projects = Volumes.ToDictionary(kind => kind, kind => Sides.Of(WriteTree(LoopFileSystems.Require(kind).NewFolder(folderName))));
-        (string Project, bool Stock)[] sides = [.. Volumes.Select(kind => (projects[kind].Stock, true)), .. Volumes.Select(kind => (projects[kind].Ours, false))];
+        (string Project, bool Stock, string Properties)[] sides =
+            [.. Volumes.Select(kind => (projects[kind].Stock, true, "Out=out-stock")), .. Volumes.Select(kind => (projects[kind].Ours, false, "Out=out-ours"))];
 
-        BuildRun run = RunSides(sides, launcher);
+        BuildRun run = MSBuildProjects.RunSides(sides, TimeSpan.FromMinutes(3), launcher);
 
         // Each side's outcome on each volume is read from the errors in its project: a build that failed says why.
         Assert.AreEqual(run.ExitCode != 0, run.ErrorCodes.Any(), $"a failed build names its errors, a passing one has none:\n{run}");
@@ -94,34 +95,6 @@ public sealed class SystemCallFaultTests
         {
             AssertOursFailsOnlyWhereTheStockCopyFails(kind, projects[kind], [run]);
         }
-    }
-
-    /// <summary>The tree's project under two names, one a side, so that an error says which side it came from.</summary>
-    private sealed record Sides(string Stock, string Ours)
-    {
-        public static Sides Of(string project)
-        {
-            string folder = Path.GetDirectoryName(project)!;
-            var sides = new Sides(Path.Combine(folder, "stock.proj"), Path.Combine(folder, "ours.proj"));
-            File.Move(project, sides.Stock);
-            File.Copy(sides.Stock, sides.Ours);
-            return sides;
-        }
-    }
-
-    /// <summary>One `dotnet msbuild` building the projects in turn, each with MSBuild's Copy into out-stock or ours into out-ours.</summary>
-    private static BuildRun RunSides(IEnumerable<(string Project, bool Stock)> sides, IReadOnlyList<string> launcher)
-    {
-        string items = string.Concat(sides.Select(side =>
-            $"""    <Side Include="{side.Project}" Properties="{MSBuildProjects.StockProperty}={(side.Stock ? "true" : "false")};Out={(side.Stock ? "out-stock" : "out-ours")}" />""" + "\n"));
-        string all = MSBuildProjects.Write(TestScratch.NewFolder("syscall-sides"), "sides.proj", $"""
-              <ItemGroup>
-            {items}  </ItemGroup>
-              <Target Name="Build">
-                <MSBuild Projects="@(Side)" BuildInParallel="false" />
-              </Target>
-            """);
-        return MSBuildProjects.Run(all, stock: false, TimeSpan.FromMinutes(3), launcher, "-m:1");
     }
 
     private static void AssertOursFailsOnlyWhereTheStockCopyFails(string kind, Sides projects, IReadOnlyList<BuildRun> runs)

@@ -125,9 +125,38 @@ public static class MSBuildProjects
 
     /// <summary>As <see cref="Run(string, bool, TimeSpan, string[])"/>, with `dotnet` started by <paramref name="launcher"/> (a program and its arguments) when given.</summary>
     public static BuildRun Run(string project, bool stock, TimeSpan timeout, IReadOnlyList<string>? launcher, params string[] extraArguments)
+        => Finish(Start(project, stock, extraArguments, launcher: launcher), timeout);
+
+    /// <summary>
+    /// One `dotnet msbuild` building the projects in turn, each with MSBuild's Copy or ours and its own properties (the
+    /// MSBuild task goes on after a project that failed; a diagnostic names the project of the task that logged it):
+    /// the sides of a comparison in one process. As `nobody` with <paramref name="asNobody"/>.
+    /// </summary>
+    public static BuildRun RunSides(IEnumerable<(string Project, bool Stock, string Properties)> sides, TimeSpan timeout, IReadOnlyList<string>? launcher = null, bool asNobody = false)
+    {
+        string items = string.Concat(sides.Select(side =>
+            $"""    <Side Include="{side.Project}" Properties="{StockProperty}={(side.Stock ? "true" : "false")};{side.Properties}" />""" + "\n"));
+        string folder = TestScratch.NewFolder("sides");
+        string all = Write(folder, "sides.proj", $"""
+              <ItemGroup>
+            {items}  </ItemGroup>
+              <Target Name="Build">
+                <MSBuild Projects="@(Side)" BuildInParallel="false" />
+              </Target>
+            """);
+        if (asNobody)
+        {
+            MakeReadableByAnyone(folder);
+        }
+
+        return Finish(Start(all, stock: false, ["-m:1"], asNobody, launcher), timeout);
+    }
+
+    /// <summary>The build started, run to the end, or killed and reported as a timeout (exit code -1).</summary>
+    private static BuildRun Finish(ChildProcess started, TimeSpan timeout)
     {
         var clock = Stopwatch.StartNew();
-        using ChildProcess child = Start(project, stock, extraArguments, launcher: launcher);
+        using ChildProcess child = started;
         if (!child.WaitForExit(timeout))
         {
             child.KillTree();
@@ -188,5 +217,18 @@ public static class MSBuildProjects
                 File.SetUnixFileMode(file, mode | UnixFileMode.OtherRead | UnixFileMode.GroupRead);
             }
         }
+    }
+}
+
+/// <summary>The project under two names, one a side, so that a diagnostic says which side it came from.</summary>
+public sealed record Sides(string Stock, string Ours)
+{
+    public static Sides Of(string project)
+    {
+        string folder = Path.GetDirectoryName(project)!;
+        var sides = new Sides(Path.Combine(folder, "stock.proj"), Path.Combine(folder, "ours.proj"));
+        File.Move(project, sides.Stock);
+        File.Copy(sides.Stock, sides.Ours);
+        return sides;
     }
 }
