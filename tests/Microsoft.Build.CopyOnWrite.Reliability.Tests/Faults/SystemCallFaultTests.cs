@@ -64,6 +64,8 @@ public sealed class SystemCallFaultTests
 
     private static readonly string[] Volumes = ["xfs", "btrfs", "ext4"];
 
+    private static readonly string[] CloningVolumes = ["xfs", "btrfs"];
+
     public static IEnumerable<object[]> EachFault => Faults.Select(fault => new object[] { fault.Name });
 
     public static string Describe(System.Reflection.MethodInfo method, object[] data) => (string)data[0];
@@ -142,53 +144,55 @@ public sealed class SystemCallFaultTests
 
     /// <summary>
     /// A clone that a signal interrupts (EINTR: a FUSE or network file system waiting on its server, a signal the runtime
-    /// sends) says nothing of the file or the volume: ours tries it again, and clones. Here the first three clones of the
-    /// build are interrupted, each retried at once; every file still ends cloned (shared extents), and no fault is said.
+    /// sends) says nothing of the file or the volume: ours tries it again, and clones. Here the first three clones into
+    /// each volume's output are interrupted, each retried at once; every file still ends cloned (shared extents), and no
+    /// fault is said. XFS and btrfs in one build, a project each.
     /// </summary>
     [TestMethod]
-    [DataRow("xfs")]
-    [DataRow("btrfs")]
-    public void An_interrupted_clone_is_tried_again_and_the_file_is_cloned(string kind)
+    public void An_interrupted_clone_is_tried_again_and_the_file_is_cloned()
     {
-        IReadOnlyList<string> launcher = SystemCallFaults.Launcher([$"{SystemCallFaults.Clone}=EINTR*3"]);
-        string folder = LoopFileSystems.Require(kind).NewFolder("syscall-clone-eintr-once");
-        string project = WriteTree(folder);
+        IReadOnlyList<string> launcher = SystemCallFaults.Launcher([$"{SystemCallFaults.Clone}=EINTR*3@0"]);
+        string[] folders = CloningVolumes.Select(kind => LoopFileSystems.Require(kind).NewFolder("syscall-clone-eintr-once")).ToArray();
 
-        BuildRun ours = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), launcher, "-p:Out=out-ours", "-v:d");
+        BuildRun ours = MSBuildProjects.RunSides(folders.Select(folder => (WriteTree(folder), false, "Out=out-ours")), TimeSpan.FromMinutes(2), launcher, extraArguments: "-v:d");
 
         Assert.AreEqual(0, ours.ExitCode, ours.ToString());
         CollectionAssert.AreEqual(Array.Empty<string>(), ours.WarningCodes.ToArray(), $"an interruption is no fault (COW006) and no retry (MSB3026):\n{ours}");
         StringAssert.DoesNotMatch(ours.Output, new System.Text.RegularExpressions.Regex("not cloned: the file system refused"), "no file was copied for it");
-        AssertAllCloned(folder, "out-ours");
+        foreach (string folder in folders)
+        {
+            AssertAllCloned(folder, "out-ours");
+        }
     }
 
     /// <summary>
     /// A clone interrupted on every attempt ends, after a few, in a copy of that file: never a loop (the stock task's
     /// File.Copy retries an interrupted clone without end, so it is not run here: it would never finish), never a fault,
-    /// and never held against the volume. The first three files with content are interrupted four times each (all the
-    /// attempts one file gets), one file at a time; they are copied and say why, and every file after them is cloned
-    /// again: nothing was remembered against the volume and the engine was not set aside.
+    /// and never held against the volume. On each volume the first three files with content are interrupted four times
+    /// each (all the attempts one file gets), one file at a time; they are copied and say why, and every file after them
+    /// is cloned again: nothing was remembered against the volume and the engine was not set aside.
     /// </summary>
     [TestMethod]
-    [DataRow("xfs")]
-    [DataRow("btrfs")]
-    public void A_clone_interrupted_on_every_attempt_copies_that_file_and_the_next_ones_are_cloned(string kind)
+    public void A_clone_interrupted_on_every_attempt_copies_that_file_and_the_next_ones_are_cloned()
     {
         const int InterruptedFiles = 3, AttemptsPerFile = 4;
         IReadOnlyList<string> launcher = [
-            .. SystemCallFaults.Launcher([$"{SystemCallFaults.Clone}=EINTR*{InterruptedFiles * AttemptsPerFile}"]),
+            .. SystemCallFaults.Launcher([$"{SystemCallFaults.Clone}=EINTR*{InterruptedFiles * AttemptsPerFile}@0"]),
             "env", "MSBUILDCOPYTASKPARALLELISM=1"];
-        string folder = LoopFileSystems.Require(kind).NewFolder("syscall-clone-eintr-always");
-        string project = WriteTree(folder);
+        string[] folders = CloningVolumes.Select(kind => LoopFileSystems.Require(kind).NewFolder("syscall-clone-eintr-always")).ToArray();
 
-        BuildRun ours = MSBuildProjects.Run(project, stock: false, TimeSpan.FromMinutes(2), launcher, "-p:Out=out-ours", "-v:d");
+        BuildRun ours = MSBuildProjects.RunSides(folders.Select(folder => (WriteTree(folder), false, "Out=out-ours")), TimeSpan.FromMinutes(2), launcher, extraArguments: "-v:d");
 
         Assert.AreEqual(0, ours.ExitCode, ours.ToString());
         CollectionAssert.AreEqual(Array.Empty<string>(), ours.WarningCodes.ToArray(), $"no fault (COW006), no retry (MSB3026):\n{ours}");
-        string[] interrupted = ours.Output.Split('\n').Where(line => line.Contains("not cloned: the file system refused", StringComparison.Ordinal)
-            && line.Contains($"Interrupted system call, {AttemptsPerFile} times in a row", StringComparison.Ordinal)).ToArray();
-        Assert.AreEqual(InterruptedFiles, interrupted.Length, $"one copied file per four interruptions:\n{ours}");
-        AssertAllCloned(folder, "out-ours"); // the second Copy replaced them all: cloned, every one
+        foreach (string folder in folders)
+        {
+            string[] interrupted = ours.Output.Split('\n').Where(line => line.Contains("not cloned: the file system refused", StringComparison.Ordinal)
+                && line.Contains($"Interrupted system call, {AttemptsPerFile} times in a row", StringComparison.Ordinal)
+                && line.Contains(folder, StringComparison.Ordinal)).ToArray();
+            Assert.AreEqual(InterruptedFiles, interrupted.Length, $"one copied file per four interruptions in {folder}:\n{ours}");
+            AssertAllCloned(folder, "out-ours"); // the second Copy replaced them all: cloned, every one
+        }
     }
 
     /// <summary>

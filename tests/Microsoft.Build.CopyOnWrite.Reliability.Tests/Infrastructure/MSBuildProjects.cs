@@ -130,9 +130,9 @@ public static class MSBuildProjects
     /// <summary>
     /// One `dotnet msbuild` building the projects in turn, each with MSBuild's Copy or ours and its own properties (the
     /// MSBuild task goes on after a project that failed; a diagnostic names the project of the task that logged it):
-    /// the sides of a comparison in one process. As `nobody` with <paramref name="asNobody"/>.
+    /// the sides of a comparison, or a question on several volumes, in one process. As `nobody` with <paramref name="asNobody"/>.
     /// </summary>
-    public static BuildRun RunSides(IEnumerable<(string Project, bool Stock, string Properties)> sides, TimeSpan timeout, IReadOnlyList<string>? launcher = null, bool asNobody = false)
+    public static BuildRun RunSides(IEnumerable<(string Project, bool Stock, string Properties)> sides, TimeSpan timeout, IReadOnlyList<string>? launcher = null, bool asNobody = false, params string[] extraArguments)
     {
         string items = string.Concat(sides.Select(side =>
             $"""    <Side Include="{side.Project}" Properties="{StockProperty}={(side.Stock ? "true" : "false")};{side.Properties}" />""" + "\n"));
@@ -149,7 +149,7 @@ public static class MSBuildProjects
             MakeReadableByAnyone(folder);
         }
 
-        return Finish(Start(all, stock: false, ["-m:1"], asNobody, launcher), timeout);
+        return Finish(Start(all, stock: false, ["-m:1", .. extraArguments], asNobody, launcher), timeout);
     }
 
     /// <summary>The build started, run to the end, or killed and reported as a timeout (exit code -1).</summary>
