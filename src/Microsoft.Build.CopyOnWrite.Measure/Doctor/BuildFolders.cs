@@ -154,8 +154,7 @@ internal static class BuildFolders
             }
         }
 
-        IReadOnlyDictionary<string, string> values = answer.Values;
-        folders = ProjectFolders.From(name => values.GetValueOrDefault(name), innerBuilds);
+        folders = ProjectFolders.From(name => answer.Values.GetValueOrDefault(name), innerBuilds);
         return true;
     }
 

@@ -41,33 +41,34 @@ public sealed class ParityLogger : ILogger
     private void OnEvent(object sender, BuildEventArgs e)
     {
         BuildEventContext? context = e.BuildEventContext;
+        Target target = TargetOf(context);
         switch (e)
         {
             case TargetStartedEventArgs started when context is not null:
                 _targets[(context.NodeId, context.TargetId)] = new Target(started.TargetName, started.ProjectFile ?? string.Empty);
                 return;
             case TaskStartedEventArgs started when context is not null && started.TaskName == "Copy":
-                _copyTasks[(context.NodeId, context.TaskId)] = TargetOf(context);
+                _copyTasks[(context.NodeId, context.TaskId)] = target;
                 return;
             case TaskFinishedEventArgs finished when context is not null && finished.TaskName == "Copy":
-                Write(new { target = TargetOf(context).Name, project = TargetOf(context).Project, kind = "result", success = finished.Succeeded });
+                Write(new { target = target.Name, project = target.Project, kind = "result", success = finished.Succeeded });
                 return;
-            case TaskParameterEventArgs parameter when IsInCopy(context, out Target target) && parameter.Kind == TaskParameterMessageKind.TaskOutput:
-                Write(new { target = target.Name, project = target.Project, kind = "output", name = parameter.ItemType, items = Items(parameter.Items) });
+            case TaskParameterEventArgs parameter when IsInCopy(context, out Target copy) && parameter.Kind == TaskParameterMessageKind.TaskOutput:
+                Write(new { target = copy.Name, project = copy.Project, kind = "output", name = parameter.ItemType, items = Items(parameter.Items) });
                 return;
             case TaskParameterEventArgs:
                 return;
             case BuildErrorEventArgs error:
-                Write(new { target = TargetOf(context).Name, project = TargetOf(context).Project, kind = "error", code = error.Code, text = error.Message, helpKeyword = error.HelpKeyword, sender = error.SenderName });
+                Write(new { target = target.Name, project = target.Project, kind = "error", code = error.Code, text = error.Message, helpKeyword = error.HelpKeyword, sender = error.SenderName });
                 return;
             case BuildWarningEventArgs warning:
-                Write(new { target = TargetOf(context).Name, project = TargetOf(context).Project, kind = "warning", code = warning.Code, text = warning.Message, helpKeyword = warning.HelpKeyword, sender = warning.SenderName });
+                Write(new { target = target.Name, project = target.Project, kind = "warning", code = warning.Code, text = warning.Message, helpKeyword = warning.HelpKeyword, sender = warning.SenderName });
                 return;
-            case BuildMessageEventArgs message when IsInCopy(context, out Target target):
-                Write(new { target = target.Name, project = target.Project, kind = "message", importance = message.Importance.ToString(), text = message.Message });
+            case BuildMessageEventArgs message when IsInCopy(context, out Target copy):
+                Write(new { target = copy.Name, project = copy.Project, kind = "message", importance = message.Importance.ToString(), text = message.Message });
                 return;
             case BuildMessageEventArgs message when message.Message?.StartsWith("PARITY-", StringComparison.Ordinal) == true:
-                Write(new { target = TargetOf(context).Name, project = TargetOf(context).Project, kind = "marker", text = message.Message });
+                Write(new { target = target.Name, project = target.Project, kind = "marker", text = message.Message });
                 return;
         }
     }
