@@ -9,9 +9,9 @@
 #
 # The suites run side by side in lanes, which share no volume: each test process makes its own loop file systems and
 # scratch folders (named by its process id). The SDK and tool packages are packed once per run by the release
-# command (build/pack.sh) before the suites that consume them, and handed to them in COW_TEST_PACKAGES, so no test
-# process packs them again. The main suite (Microsoft.Build.CopyOnWrite.Tests) runs as three processes: its consumer
-# builds (namespace Sdk) in two halves, and the rest. Each suite's console output is printed whole when it ends.
+# command in a release clone (build/pack-release-clone.sh) before the suites that consume them, and handed to them in
+# COW_TEST_PACKAGES, so no test process packs them again. The main suite (Microsoft.Build.CopyOnWrite.Tests) runs as
+# three processes: its consumer builds (namespace Sdk) in two halves, and the rest. Each suite's console output is printed whole when it ends.
 #
 # The summary at the end (build/summarize-test-results.py, whose own tests run first) prints where the minutes went
 # (the slowest classes and tests), each suite's counts and time, and the wall clock; its last line is
@@ -130,8 +130,10 @@ else
   names=(Microsoft.Build.CopyOnWrite.Tests-Sdk Microsoft.Build.CopyOnWrite.Tests-Sdk-routes Microsoft.Build.CopyOnWrite.Tests-others
          Microsoft.Build.CopyOnWrite.Measure.Tests Microsoft.Build.CopyOnWrite.Parity.Tests Microsoft.Build.CopyOnWrite.Reliability.Tests
          Microsoft.Build.CopyOnWrite.Windows.Parity)
-  # What the pack printed too: the README's "Get it" command is this one (GettingThePackageTests reads its output).
-  export COW_TEST_PACKAGES="$results/packages" COW_TEST_PACK_OUTPUT="$results/pack.log"
+  # The run's one pack: the release command in a clone whose origin is a stand-in of GitHub's shape, as a release is
+  # made (build/pack-release-clone.sh). What it printed too: the README's "Get it" command is this one
+  # (GettingThePackageTests reads its output); the clone itself for ReleasePackageTests.
+  export COW_TEST_PACKAGES="$results/release/packages" COW_TEST_PACK_OUTPUT="$results/pack.log" COW_TEST_PACKED_REPOSITORY="$results/release/repository"
   # Four lanes, so that the consumer builds (the longest) run as two processes. Lanes that need no package start at
   # once; the others wait for it.
   { suite Microsoft.Build.CopyOnWrite.Parity.Tests "$parity"
@@ -142,10 +144,11 @@ else
   { packed && suite Microsoft.Build.CopyOnWrite.Tests-Sdk-routes "$main" "$sdk_routes"; } &
   # Both packages, once, with the release command, in the environment SdkPackage.PackEnvironment describes.
   started="$(now)"
-  if MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$repo/build/pack.sh" "$results/packages" > "$results/pack.log" 2>&1; then
+  if MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$repo/build/pack-release-clone.sh" "$results/release" \
+       https://github.com/stand-in-owner/stand-in-repository.git > "$results/pack.log" 2>&1; then
     echo ok > "$results/packed"
   else
-    cat "$results/pack.log"; echo "build/pack.sh failed: the suites that consume the packages do not run" >&2
+    cat "$results/pack.log"; echo "build/pack-release-clone.sh failed: the suites that consume the packages do not run" >&2
     echo failed > "$results/packed"; touch "$failed_marker"
   fi
   took pack "$started" > /dev/null

@@ -10,14 +10,18 @@ using Microsoft.VisualStudio.TestTools.UnitTesting;
 namespace Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 
 /// <summary>
-/// Our package, packed once per test run from the working tree with the release command (build/pack.sh): by
-/// build/test.sh for all its test processes (COW_TEST_PACKAGES), else by the first test that needs it; and
-/// the environment a build needs to consume it like a user: a NuGet.config naming only that folder, and a
-/// package cache of its own so a package of the same version from an earlier run can never be picked up instead.
+/// Our package, packed once per test run from the working tree with the release command in a release clone
+/// (build/pack-release-clone.sh): by build/test.sh for all its test processes (COW_TEST_PACKAGES), else by the first
+/// test that needs it; and the environment a build needs to consume it like a user: a NuGet.config naming only that
+/// folder, and a package cache of its own so a package of the same version from an earlier run can never be picked up
+/// instead.
 /// </summary>
 public static class SdkPackage
 {
-    private static readonly Lazy<(string Folder, string Version, string Output)> Packed = new(Pack);
+    /// <summary>The release clone's origin is this .git: a stand-in of GitHub's shape (SourceLink knows github.com), not a real repository; build/test.sh names it too.</summary>
+    public const string StandInRepository = "https://github.com/stand-in-owner/stand-in-repository";
+
+    private static readonly Lazy<(string Folder, string Version, string Output, string Repository)> Packed = new(Pack);
 
     private static readonly Lazy<string> ExtractedFolder = new(() =>
     {
@@ -34,6 +38,9 @@ public static class SdkPackage
     public static string PackOutput => Packed.Value.Output;
 
     public static string PackagePath => Path.Combine(Folder, $"Microsoft.Build.CopyOnWrite.{Version}.nupkg");
+
+    /// <summary>The release clone the packages were packed in: the working tree's files as one commit, origin <see cref="StandInRepository"/>.git.</summary>
+    public static string PackedRepository => Packed.Value.Repository;
 
     public static string PackageCache { get; } = Path.Combine(TestScratch.RootFolder, "nuget-packages");
 
@@ -159,43 +166,37 @@ public static class SdkPackage
         }
     }
 
-    /// <summary>Runs the release command (build/pack.sh) of the repository at <paramref name="repositoryRoot"/>; returns the SDK package's path and what the command printed.</summary>
-    public static (string Package, string Output) PackWithReleaseCommand(string repositoryRoot, string outputFolder)
-    {
-        IDictionary<string, string?> environment = PackEnvironment;
-        ProcessResult pack = ProcessRunner.Run("bash", [Path.Combine(repositoryRoot, "build", "pack.sh"), outputFolder], repositoryRoot, environment, TimeSpan.FromMinutes(10));
-        Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
-        // The folder holds the tool's package too (Microsoft.Build.CopyOnWrite.Measure.<version>.nupkg).
-        return (Directory.GetFiles(outputFolder, "Microsoft.Build.CopyOnWrite.*.nupkg").Single(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]")), pack.Output);
-    }
-
     /// <summary>
-    /// The folder build/test.sh packed both packages into with the release command, once for the run's test processes
-    /// (COW_TEST_PACKAGES, with what it printed in the file COW_TEST_PACK_OUTPUT names), or null when a test process runs
-    /// alone and packs them itself.
+    /// The folder build/test.sh packed both packages into, once for the run's test processes (COW_TEST_PACKAGES, with
+    /// what it printed in the file COW_TEST_PACK_OUTPUT names and the release clone in COW_TEST_PACKED_REPOSITORY), or
+    /// null when a test process runs alone and packs them itself.
     /// </summary>
     public static string? PackedForTheRun
         => Environment.GetEnvironmentVariable("COW_TEST_PACKAGES") is { Length: > 0 } folder ? folder : null;
 
-    private static (string, string, string) Pack()
+    private static (string, string, string, string) Pack()
     {
-        string package, output;
+        string folder, output, repository;
         if (PackedForTheRun is string packed)
         {
-            string[] packages = Directory.Exists(packed) ? Directory.GetFiles(packed, "Microsoft.Build.CopyOnWrite.*.nupkg").Where(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]")).ToArray() : [];
-            Assert.AreEqual(1, packages.Length, $"COW_TEST_PACKAGES names {packed}, which should hold the one SDK package build/pack.sh packed for this run");
-            package = packages[0];
+            folder = packed;
             string? printed = Environment.GetEnvironmentVariable("COW_TEST_PACK_OUTPUT");
             output = printed is { Length: > 0 } && File.Exists(printed) ? File.ReadAllText(printed) : string.Empty;
+            repository = Environment.GetEnvironmentVariable("COW_TEST_PACKED_REPOSITORY") ?? string.Empty;
+            Assert.IsTrue(Directory.Exists(Path.Combine(repository, ".git")), $"COW_TEST_PACKED_REPOSITORY ('{repository}') should name the release clone build/test.sh packed COW_TEST_PACKAGES ({packed}) in");
         }
         else
         {
-            // The one pack of a test process run alone: the README's "Get it" command, into a folder of the process.
-            (package, output) = PackWithReleaseCommand(RepositoryLayout.Root, Path.Combine(TestScratch.NewFolder("get-it"), "cow-packages"));
+            // The one pack of a test process run alone, as build/test.sh makes it, into a folder of the process.
+            string release = TestScratch.NewFolder("release");
+            ProcessResult pack = ProcessRunner.Run("bash", [Path.Combine(RepositoryLayout.Root, "build", "pack-release-clone.sh"), release, StandInRepository + ".git"], RepositoryLayout.Root, PackEnvironment, TimeSpan.FromMinutes(10));
+            Assert.IsTrue(pack.Succeeded, $"Packing the SDK failed:\n{pack.Output}");
+            (folder, output, repository) = (Path.Combine(release, "packages"), pack.Output, Path.Combine(release, "repository"));
         }
 
-        string folder = Path.GetDirectoryName(package)!;
-        string version = Regex.Match(Path.GetFileName(package), @"^Microsoft\.Build\.CopyOnWrite\.(.+)\.nupkg$").Groups[1].Value;
-        return (folder, version, output);
+        string[] packages = Directory.Exists(folder) ? Directory.GetFiles(folder, "Microsoft.Build.CopyOnWrite.*.nupkg").Where(path => Regex.IsMatch(Path.GetFileName(path), @"^Microsoft\.Build\.CopyOnWrite\.[0-9]")).ToArray() : [];
+        Assert.AreEqual(1, packages.Length, $"{folder} should hold the one SDK package the release command packed for this run (and the tool's)");
+        string version = Regex.Match(Path.GetFileName(packages[0]), @"^Microsoft\.Build\.CopyOnWrite\.(.+)\.nupkg$").Groups[1].Value;
+        return (folder, version, output, repository);
     }
 }

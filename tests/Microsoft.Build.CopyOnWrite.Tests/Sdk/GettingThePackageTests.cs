@@ -35,8 +35,8 @@ public sealed class GettingThePackageTests
 
     /// <summary>
     /// No version is published, so the README's "Get it" builds both packages from this clone: its command
-    /// (`./build/pack.sh ~/cow-packages`), which is the run's one pack (build/test.sh runs it into a folder of its own;
-    /// a test process run alone runs it itself). Both packages land there and nothing else; it prints that folder, how to
+    /// (`./build/pack.sh ~/cow-packages`), which is the run's one pack (build/pack-release-clone.sh runs it in a clone of the
+    /// working tree, into a folder of the run's). Both packages land there and nothing else; it prints that folder, how to
     /// copy them into the repository, a NuGet.config naming that folder relative to itself (no path of this machine),
     /// the packageSourceMapping entry to add and the tool's install line (no --add-source, no new manifest); one version is
     /// one set of bytes (the SDK package the tool carries is the one beside it, and every file in it has the packed
@@ -73,7 +73,7 @@ public sealed class GettingThePackageTests
         }
 
         // Packing the same commit twice gives the same bytes because nothing in the package carries the time of packing.
-        long commitTime = long.Parse(ProcessRunner.Run("git", ["-C", RepositoryLayout.Root, "log", "-1", "--format=%ct"]).Output.Trim());
+        long commitTime = long.Parse(ProcessRunner.Run("git", ["-C", SdkPackage.PackedRepository, "log", "-1", "--format=%ct"]).Output.Trim());
         using (ZipArchive sdkPackage = ZipFile.OpenRead(Path.Combine(folder, sdk)))
         {
             string[] otherTimes = sdkPackage.Entries.Where(entry => Math.Abs(entry.LastWriteTime.ToUnixTimeSeconds() - commitTime) > 2).Select(entry => $"{entry.FullName} {entry.LastWriteTime:O}").ToArray();

@@ -1,16 +1,18 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.IO.Compression;
 using System.Linq;
 using System.Text.Json;
 using System.Text.RegularExpressions;
 using System.Xml.Linq;
+using Microsoft.Build.CopyOnWrite.TestKit;
 using Microsoft.Build.CopyOnWrite.Tests.Infrastructure;
 using Microsoft.VisualStudio.TestTools.UnitTesting;
 
 namespace Microsoft.Build.CopyOnWrite.Tests.Sdk;
 
-/// <summary>The package the release command (build/pack.sh) makes of the working tree, read from the .nupkg.</summary>
+/// <summary>The package the release command (build/pack.sh) makes of the working tree, read from the run's one .nupkg (<see cref="SdkPackage"/>).</summary>
 [TestClass]
 public sealed partial class PackageTests
 {
@@ -68,21 +70,51 @@ public sealed partial class PackageTests
         Assert.AreEqual(SdkPackage.Version, wanted, $"{globalJsonPath} names another version than Directory.Build.props packs");
     }
 
-    /// <summary>The working tree has no origin URL: the package names the commit and nothing it cannot know.</summary>
+    /// <summary>
+    /// The package's repository facts come from the clone's origin (BuildSupport/PackageReadme.targets, SourceLink), here
+    /// asked of those targets in this process, in a small git repository: a URL gives the project URL and README links
+    /// at the commit (the run's package shows the same, ReleasePackageTests); a clone whose origin is a folder (a clone
+    /// of a clone) names the commit and nothing it cannot know, and its README keeps the links' text.
+    /// </summary>
     [TestMethod]
-    public void Without_a_repository_URL_the_package_names_the_commit_and_its_README_no_relative_link()
+    [DataRow("https://github.com/stand-in-owner/stand-in-repository.git", "https://github.com/stand-in-owner/stand-in-repository")]
+    [DataRow("/srv/git/a-folder-not-a-url", "")]
+    public void The_package_names_the_repository_only_when_the_origin_is_a_URL_and_always_the_commit(string origin, string expectedUrl)
     {
-        using ZipArchive package = ZipFile.OpenRead(SdkPackage.PackagePath);
-        (XDocument nuspec, XNamespace ns) = Nuspec(package);
-        string readme = Text(package, "README.md");
+        string root = TestScratch.NewFolder("origin");
+        File.WriteAllText(Path.Combine(root, "README.md"), "# The title\n\nSee [the guide](docs/guide.md), [usage](#usage) and ![the logo](./logo.png).\n\n[reference]: docs/reference.md\n");
+        string project = Path.Combine(root, "Packed.csproj");
+        File.WriteAllText(project, $"""
+            <Project Sdk="Microsoft.NET.Sdk">
+              <PropertyGroup>
+                <TargetFramework>net8.0</TargetFramework>
+                <PublishRepositoryUrl>true</PublishRepositoryUrl>
+                <RepoRoot>$(MSBuildThisFileDirectory)</RepoRoot>
+              </PropertyGroup>
+              <Import Project="{Path.Combine(Path.GetDirectoryName(RepositoryLayout.TaskProject)!, "BuildSupport", "PackageReadme.targets")}" />
+              <!-- What pack writes into the nuspec's repository element, from NuGet's own target. -->
+              <Target Name="PackageFacts" DependsOnTargets="WritePackageReadme;_InitializeNuspecRepositoryInformationProperties" />
+            </Project>
+            """);
+        GitCommand.Run(root, "init", "--quiet");
+        GitCommand.Run(root, "add", "--all");
+        GitCommand.Run(root, "-c", "user.name=Test", "-c", "user.email=test@example.invalid", "commit", "--quiet", "-m", "One commit");
+        GitCommand.Run(root, "remote", "add", "origin", origin);
+        string commit = GitCommand.Run(root, "rev-parse", "HEAD").Trim();
 
-        XElement repository = nuspec.Descendants(ns + "repository").Single();
-        Assert.AreEqual("git", repository.Attribute("type")!.Value);
-        Assert.IsTrue(Regex.IsMatch(repository.Attribute("commit")?.Value ?? "", "^[0-9a-f]{40}$"), repository.ToString());
-        Assert.IsNull(repository.Attribute("url"), "no URL was known, none may be made up: " + repository);
-        Assert.AreEqual(0, nuspec.Descendants(ns + "projectUrl").Count());
-        Assert.AreEqual(0, LinkTargets(readme).Count(target => !HasScheme(target)), "relative links in the packed README: " + string.Join(", ", LinkTargets(readme)));
-        StringAssert.StartsWith(readme, File.ReadLines(Path.Combine(RepositoryLayout.Root, "README.md")).First(), "the packed README is the repository's");
+        (IReadOnlyDictionary<string, string> values, string output) = InProcessMSBuild.Properties(project, "PackageFacts", new Dictionary<string, string>(), ["RepositoryUrl", "RepositoryCommit", "PackageProjectUrl", "_CopyOnWritePackageReadme"]);
+
+        Assert.AreEqual(4, values.Count, output);
+        Assert.AreEqual(expectedUrl == "" ? "" : expectedUrl + ".git", values["RepositoryUrl"], "the nuspec's repository URL");
+        Assert.AreEqual(commit, values["RepositoryCommit"], "the nuspec's repository commit");
+        Assert.AreEqual(expectedUrl, values["PackageProjectUrl"], "the nuspec's project URL");
+        string readme = File.ReadAllText(Path.Combine(root, values["_CopyOnWritePackageReadme"]));
+        StringAssert.StartsWith(readme, "# The title", "the packed README is the repository's");
+        string[] expectedLinks = expectedUrl == ""
+            ? []
+            : [$"{expectedUrl}/blob/{commit}/docs/guide.md", $"{expectedUrl}/blob/{commit}/README.md#usage", $"{expectedUrl}/blob/{commit}/logo.png?raw=true", $"{expectedUrl}/blob/{commit}/docs/reference.md"];
+        CollectionAssert.AreEqual(expectedLinks, LinkTargets(readme), readme);
+        StringAssert.Contains(readme, expectedUrl == "" ? "See the guide, usage and the logo." : "[the guide](", readme);
     }
 
     [TestMethod]
@@ -90,7 +122,7 @@ public sealed partial class PackageTests
     {
         using ZipArchive package = ZipFile.OpenRead(SdkPackage.PackagePath);
 
-        AssertNoBuildMachineFolders(package, RepositoryLayout.Root);
+        AssertNoBuildMachineFolders(package, SdkPackage.PackedRepository);
     }
 
     /// <summary>
