@@ -133,7 +133,8 @@ else
   # The run's one pack: the release command in a clone whose origin is a stand-in of GitHub's shape, as a release is
   # made (build/pack-release-clone.sh). What it printed too: the README's "Get it" command is this one
   # (GettingThePackageTests reads its output); the clone itself for ReleasePackageTests.
-  export COW_TEST_PACKAGES="$results/release/packages" COW_TEST_PACK_OUTPUT="$results/pack.log" COW_TEST_PACKED_REPOSITORY="$results/release/repository"
+  # In the run's temp folder, removed at the end: the clone's own test fixtures (build/tests/trx) are no results of the run.
+  export COW_TEST_PACKAGES="$temp/release/packages" COW_TEST_PACK_OUTPUT="$results/pack.log" COW_TEST_PACKED_REPOSITORY="$temp/release/repository"
   # Four lanes, so that the consumer builds (the longest) run as two processes. Lanes that need no package start at
   # once; the others wait for it.
   { suite Microsoft.Build.CopyOnWrite.Parity.Tests "$parity"
@@ -144,7 +145,7 @@ else
   { packed && suite Microsoft.Build.CopyOnWrite.Tests-Sdk-routes "$main" "$sdk_routes"; } &
   # Both packages, once, with the release command, in the environment SdkPackage.PackEnvironment describes.
   started="$(now)"
-  if MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$repo/build/pack-release-clone.sh" "$results/release" \
+  if MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$repo/build/pack-release-clone.sh" "$temp/release" \
        https://github.com/stand-in-owner/stand-in-repository.git > "$results/pack.log" 2>&1; then
     echo ok > "$results/packed"
   else
