@@ -20,10 +20,8 @@ internal enum CopyOnWriteMode
 }
 
 /// <summary>
-/// The project's CopyOnWrite properties, and the one place that says what their values mean: the defaults, true/1,
-/// trimming, "Off". Sdk.targets hands the raw values over (to the task through <see cref="CopyTaskFactory"/> when a
-/// project file set them, to <see cref="CheckCopyOnWriteSettings"/> before anything runs); set with -p: or in the
-/// environment, the task reads them itself (<see cref="FromBuild"/>).
+/// The project's CopyOnWrite properties and the one place that says what their values mean. A project file's values come
+/// through <see cref="CopyTaskFactory"/>; -p: and environment values the task reads itself (<see cref="FromBuild"/>).
 /// </summary>
 internal sealed class CopyOnWriteSettings
 {
@@ -51,24 +49,16 @@ internal sealed class CopyOnWriteSettings
     /// <summary>CopyOnWriteWarnWhenNotCloned=true: the cross-volume diagnosis is warning COW002, not a message.</summary>
     public bool WarnWhenNotCloned { get; }
 
-    /// <summary>
-    /// CopyOnWriteAcceptCopiesFrom: full paths of folders whose files may be copied from another volume without
-    /// failing Required or warning, besides the installation folders <see cref="CopySources"/> always accepts.
-    /// </summary>
+    /// <summary>CopyOnWriteAcceptCopiesFrom: full paths of folders whose files may be copied across volumes without COW001 or COW002.</summary>
     public IReadOnlyList<string> AcceptCopiesFrom { get; }
 
     /// <summary>
-    /// CopyOnWriteInsteadOfLinks=true: where a Copy asks for a hard or symbolic link and source and destination can
-    /// clone, a clone is made instead, and a destination that is a link to its source is replaced by a clone. A link
-    /// into the NuGet package cache turns every later write into the output into a write into the cache
-    /// (dotnet/msbuild#8273); a clone saves the same space and shares nothing that can be written.
+    /// CopyOnWriteInsteadOfLinks=true: a clone where a link is asked for and the volume clones, and a link left by an earlier
+    /// build replaced by one; a link into the package cache turns writes to the output into writes to the cache (dotnet/msbuild#8273).
     /// </summary>
     public bool InsteadOfLinks { get; }
 
-    /// <summary>
-    /// The settings from <paramref name="property"/> (a property's raw value, null or empty when unset), with a sentence
-    /// for every value not understood, in the order of <see cref="TaskProperties"/>; a bad value counts as unset.
-    /// </summary>
+    /// <summary>The settings from raw property values, with a sentence per value not understood (which counts as unset).</summary>
     public static CopyOnWriteSettings Parse(Func<string, string?> property, out IReadOnlyList<string> problems)
     {
         var found = new List<string>();
@@ -105,11 +95,7 @@ internal sealed class CopyOnWriteSettings
         return settings;
     }
 
-    /// <summary>
-    /// The settings as MSBuild evaluated them when they come from outside the project files: a global property
-    /// (-p:, which wins, as in MSBuild), else the project's environment. Sdk.targets uses the task factory instead
-    /// whenever a project file set a different value.
-    /// </summary>
+    /// <summary>The settings from outside the project files: a global property (-p:, which wins, as in MSBuild), else the environment.</summary>
     public static CopyOnWriteSettings FromBuild(IBuildEngine? engine, Func<string, string?> environment, out string? problem)
         => FromBuild((engine as IBuildEngine6)?.GetGlobalProperties(), environment, out problem);
 
@@ -145,10 +131,7 @@ internal sealed class CopyOnWriteSettings
         return Default; // none set, as in most builds: nothing to parse
     }
 
-    /// <summary>
-    /// The "Name=value" lines Sdk.targets writes into the task factory's body (one per property of
-    /// <see cref="TaskProperties"/>), as a lookup; a value runs to the end of its line.
-    /// </summary>
+    /// <summary>The "Name=value" lines Sdk.targets writes into the task factory's body, as a lookup; a value runs to the line's end.</summary>
     public static Func<string, string?> FromTaskBody(string? body)
     {
         var values = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
@@ -165,9 +148,8 @@ internal sealed class CopyOnWriteSettings
     }
 
     /// <summary>
-    /// DisableCopyOnWrite, the 1.x package's switch: true or 1 brings back MSBuild's own Copy (as does CopyOnWriteMode=Off);
-    /// false, 0 or nothing keeps ours. Null for any other value, which keeps ours too, as 1.x did, and is warned about.
-    /// Sdk.targets registers the task by the same rule (its _CopyOnWriteOff items); SettingsCheckedFirstTests hold the two together.
+    /// DisableCopyOnWrite, the 1.x switch: true or 1 is MSBuild's own Copy, false, 0 or nothing ours; null (ours, warned) otherwise.
+    /// Sdk.targets' _CopyOnWriteOff items apply the same rule (SettingsCheckedFirstTests).
     /// </summary>
     public static bool? IsDisabled(string? disable)
         => Trimmed(disable) switch

@@ -7,15 +7,10 @@ using Microsoft.Build.Framework;
 namespace Microsoft.Build.CopyOnWrite.Settings;
 
 /// <summary>
-/// Sorts the sources of files copied from another volume by <see cref="SourceOrigin"/>. Copies from the folders a user
-/// cannot move onto the build's volume (the installations that run the build, NuGet fallback folders) and from the
-/// folders listed in CopyOnWriteAcceptCopiesFrom are accepted: they fail neither CopyOnWriteMode=Required nor, with
-/// CopyOnWriteWarnWhenNotCloned, warn.
+/// Sorts the sources of files copied from another volume by <see cref="SourceOrigin"/>; copies from folders a user cannot
+/// move (installations, NuGet fallback folders) or listed in CopyOnWriteAcceptCopiesFrom are accepted (no COW001/COW002).
 /// </summary>
-/// <remarks>
-/// Made by every Copy, so it is built with loops over a class of ours: lists of tuples, a Lazy of a nullable tuple and
-/// LINQ over them are framework code made for our types, which the JIT compiles on the first Copy of every MSBuild node.
-/// </remarks>
+/// <remarks>Made by every Copy: plain loops, no LINQ or generic tuples for the JIT to compile in every MSBuild node.</remarks>
 internal sealed class CopySources
 {
     /// <summary>The installation of the MSBuild running this process: where these assemblies were loaded from, which never changes.</summary>
@@ -91,10 +86,7 @@ internal sealed class CopySources
         _ => "a folder that can move",
     };
 
-    /// <summary>
-    /// The .NET installation and MSBuild's: found from the MSBuild assemblies this task runs with, and from
-    /// DOTNET_HOST_PATH, which the .NET CLI sets to the dotnet executable that runs the build.
-    /// </summary>
+    /// <summary>The .NET installation and MSBuild's, from the MSBuild assemblies this task runs with and DOTNET_HOST_PATH.</summary>
     private static void AddInstallationsRunningTheBuild(List<AcceptedFolder> accepted, Func<string, string?> environment)
     {
         if (MSBuildInstallation.Value is AcceptedFolder msbuild)
@@ -124,10 +116,7 @@ internal sealed class CopySources
         return new AcceptedFolder(folder, origin);
     }
 
-    /// <summary>
-    /// The installation MSBuild's assemblies in <paramref name="assemblies"/> belong to: MSBuild on .NET runs from
-    /// DOTNET/sdk/VERSION (the whole .NET installation is meant); MSBuild.exe from ...\MSBuild\Current\Bin[\amd64 or \arm64].
-    /// </summary>
+    /// <summary>The installation of MSBuild's <paramref name="assemblies"/>: DOTNET for DOTNET/sdk/VERSION, else ...\MSBuild\Current\Bin[\amd64|\arm64]'s.</summary>
     public static (string Folder, SourceOrigin Origin) InstallationOf(string assemblies)
     {
         var bin = new DirectoryInfo(assemblies);

@@ -5,10 +5,8 @@ using Microsoft.Build.Framework;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// The settings check Sdk/Sdk.targets runs before anything else in a project that sets a CopyOnWrite property
-/// (InitialTargets, so before Restore and before any Copy): every value the Copy task would not understand is error
-/// COW003, judged by the task's own parser (<see cref="CopyOnWriteSettings"/>); a DisableCopyOnWrite that is neither on
-/// nor off, and a Required that DisableCopyOnWrite switches off, are warned about once per build.
+/// The settings check Sdk.targets runs first (InitialTargets) where a CopyOnWrite property is set: COW003 for a value the
+/// task's own parser refuses; COW010 and COW008 (a DisableCopyOnWrite unclear, or switching Required off) once per build.
 /// </summary>
 #if MSBUILD_MULTITHREADED
 // Reads only its parameters: safe to run in MSBuild's own process under -mt, where a task not declared so would

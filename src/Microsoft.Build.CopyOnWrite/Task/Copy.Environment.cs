@@ -4,9 +4,8 @@ namespace Microsoft.Build.CopyOnWrite;
 
 #if MSBUILD_MULTITHREADED
 /// <summary>
-/// The multi-threaded flavour (MSBuild 18.9 on, chosen by Sdk.targets): MSBuild runs the task inside its own
-/// process under -mt and hands it the project's environment, which is where the stock task reads
-/// MSBUILDALWAYSRETRY and the other Copy switches from too.
+/// The multi-threaded flavour (MSBuild 18.9 on): under -mt MSBuild hands the task the project's environment, where the
+/// stock task reads MSBUILDALWAYSRETRY and the other Copy switches too.
 /// </summary>
 [MSBuildMultiThreadableTask]
 public sealed partial class Copy : IMultiThreadableTask
@@ -26,8 +25,8 @@ public sealed partial class Copy : IMultiThreadableTask
 }
 #else
 /// <summary>
-/// The flavour for MSBuild 17.7 to 18.8: one project per process at a time, so the process environment is the
-/// project's. Not declared thread-safe: under -mt (18.4 to 18.8) MSBuild runs it in a task host, where that holds.
+/// The flavour for MSBuild 17.7 to 18.8: one project per process at a time, so the process environment is the project's
+/// (under -mt, MSBuild runs it in a task host).
 /// </summary>
 public sealed partial class Copy
 {

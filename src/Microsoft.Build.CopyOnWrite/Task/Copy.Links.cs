@@ -8,9 +8,8 @@ using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite;
 
-// UseHardlinksIfPossible and UseSymboliclinksIfPossible: tried before any clone or copy, as the stock task tries
-// them, but made under a temporary name and renamed into place, so a failed link never leaves the destination
-// half replaced. With CopyOnWriteInsteadOfLinks, a clone is made instead where one can be (TryCloneInsteadOfLink).
+// The link parameters, tried first as the stock task tries them, but made under a temporary name and renamed into
+// place, so a failed link never leaves the destination half replaced; CopyOnWriteInsteadOfLinks' clones instead.
 public sealed partial class Copy
 {
     /// <summary>The link <paramref name="plan"/> asks for (PairDecision: a link asked, and no clone made instead), as the stock task makes it.</summary>
@@ -76,12 +75,8 @@ public sealed partial class Copy
     }
 
     /// <summary>
-    /// CopyOnWriteInsteadOfLinks, where PairDecision found that source and destination share a volume that clones: a
-    /// clone instead of the link asked for. A link shares the source's inode (hard) or names it (symbolic), so a later
-    /// write into the output, by a tool or a build step that does not replace files, writes into the source, often the
-    /// NuGet package cache (dotnet/msbuild#8273); a clone shares only storage, which the file system copies on the first
-    /// write. False where the file system refused the clone even so (rare: immutable, a swap file): the engine then
-    /// copied it, and the link asked for replaces that copy.
+    /// CopyOnWriteInsteadOfLinks on a volume that clones: a clone instead of the link asked for. False where the file
+    /// system refused the clone even so (immutable, a swap file): the engine copied it, and the link replaces that copy.
     /// </summary>
     private bool TryCloneInsteadOfLink(string sourcePath, string destinationPath, EntryKind destination, PairPlan plan)
     {
@@ -117,10 +112,7 @@ public sealed partial class Copy
         return true;
     }
 
-    /// <summary>
-    /// Null where a file goes from <paramref name="sourcePath"/> to <paramref name="destinationPath"/> as a clone (one
-    /// file system, and it clones), by the volume catalog's cached answer; else why not, for a message.
-    /// </summary>
+    /// <summary>Null where the two paths share a file system that clones (the volume catalog's cached answer); else why not.</summary>
     private static string? WhyNoClone(string sourcePath, string destinationPath)
     {
         string? sourceFolder = Path.GetDirectoryName(sourcePath);
@@ -149,10 +141,8 @@ public sealed partial class Copy
     }
 
     /// <summary>
-    /// Replaces a destination that is a link to its source with a clone: a new file beside it, renamed over the link, so
-    /// nothing is written through the link and the source keeps its bytes and inode (PairDecision found that the volume
-    /// clones). Where the clone fails even so, the link stays (as the up-to-date check would have left it) and it is
-    /// said. True when replaced.
+    /// Replaces a link to the source with a clone renamed over it, so nothing is written through the link; where the
+    /// clone fails even so, the link stays and it is said. True when replaced.
     /// </summary>
     private bool ReplaceLinkWithClone(string sourcePath, string destinationPath, bool toSource)
     {
@@ -200,10 +190,7 @@ public sealed partial class Copy
         }
     }
 
-    /// <summary>
-    /// Like the stock task, a read-only result is made writable; through a link that is the source itself
-    /// (a hard link's shared inode, a symbolic link's target).
-    /// </summary>
+    /// <summary>A read-only result made writable, as the stock task does: through a link, that is the source itself.</summary>
     private static void MakeWritableLikeStock(string destinationPath)
     {
         if (IsReadOnly(destinationPath))

@@ -165,9 +165,8 @@ public sealed partial class Copy
         {
             lock (_directoryLock)
             {
-                // One message per folder even when parallel copies into it race to create it. A folder this Copy
-                // found or made is not looked up again for its other files (as the stock task remembers them too):
-                // one path lookup less per file, measured at about 2 µs each on XFS.
+                // One message per folder even when parallel copies race to create it; a folder found or made is not
+                // looked up again for this Copy's other files, as the stock task remembers them too.
                 if (!_foldersKnownToExist.Contains(destinationFolder))
                 {
                     if (!Directory.Exists(destinationFolder))
@@ -212,12 +211,8 @@ public sealed partial class Copy
 
         LogMessage(MessageImportance.Normal, CopyMessages.CopyingFile, sourcePath, destinationPath);
 
-        // Where the stock task keeps an existing destination file (read-only, or MSBUILDCOPYWITHOUTDELETE=1), its
-        // File.Copy opens it for writing and fails if this user cannot write it: fail the same way with the same
-        // exception, which a rename over it would not notice. Where it deletes it first, the delete and our rename
-        // need the same rights; where both are refused, the fallback ladder's last rung opens the file as the stock
-        // task's File.Copy does, so nothing is asked here for every existing destination (an open for writing,
-        // fstatfs, two flocks and a close per overwritten file, strace).
+        // A destination the stock task keeps is opened for writing by its File.Copy: fail as it does, which a rename over
+        // it would not notice. Where it deletes first, the delete and our rename need the same rights, so nothing is asked.
         if (look.Destination == PairEntry.File && plan.KeepsDestination)
         {
             FileLinks.ThrowIfNotWritable(destinationPath, create: false);
@@ -237,10 +232,8 @@ public sealed partial class Copy
         CloneResult result;
         try
         {
-            // The engine sits in the fallback ladder (Cloning/FallbackLadder): what fails here failed the stock task's
-            // own way too, with File.Copy's exception, which the retries and MSB3026/MSB3027/MSB3021 then report.
-            // What this attempt found the destination to be (nothing above changes that: a failed link leaves it as it
-            // was): the engine then skips the calls bound to fail, such as naming the new file at a name that is taken.
+            // What fails here failed the fallback ladder's stock way too, with File.Copy's exception, for the retries and
+            // MSB3026/MSB3027/MSB3021; the hint spares the engine the calls bound to fail (a failed link changes nothing).
             result = _engine.CloneOrCopy(sourcePath, destinationPath, _cancellation.Token, look.DestinationHint);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
@@ -257,10 +250,8 @@ public sealed partial class Copy
         ReportIfOurFault(result, sourcePath, destinationPath, linkedInstead: false);
 
         Interlocked.Exchange(ref _wroteAtLeastOneFile, 1);
-        // A line of its own only for a file that was copied, not cloned: why is worth knowing per file. A cloned file
-        // is counted in its Copy's summary line ("cloned 7 files"). A line for each cloned file doubled the messages
-        // a verbose log (binary log, -v:d, any logger MSBuild does not know) got from a build's Copy calls, and cost
-        // about 40 µs per Copy of 7 files in the measured build (issue 12, docs/precompiled-task.md).
+        // A line of its own only for a file copied, not cloned (why is worth knowing per file); a cloned file is
+        // counted in the summary line, as a line each would double a verbose log's messages (docs/precompiled-task.md).
         if (result.Method != CloneMethod.Cloned && Log.LogsMessagesOfImportance(MessageImportance.Low))
         {
             Log.LogMessage(MessageImportance.Low, CopyMessages.CopiedNotCloned, sourcePath, destinationPath, FileSizeText.Format(result.Bytes), CopySummary.DescribeFallback(result.Reason, result.Detail));
@@ -288,9 +279,8 @@ public sealed partial class Copy
     private static void ClearReadOnly(string path) => File.SetAttributes(path, File.GetAttributes(path) & ~FileAttributes.ReadOnly);
 
     /// <summary>
-    /// COW006 for a fault of our engine. A file the fallback ladder had to write in place (no new file could be put there:
-    /// a folder that takes none, a rename refused) is the environment's doing, said as the stock task's in-place writes
-    /// are; any other fault is ours to hear about, also where the link the project asked for then replaced the copy.
+    /// COW006 for a fault of our engine; a file the fallback ladder wrote in place (no new file could be put there) is the
+    /// environment's doing, said as the stock task's in-place writes are.
     /// </summary>
     private void ReportIfOurFault(CloneResult result, string sourcePath, string destinationPath, bool linkedInstead)
     {

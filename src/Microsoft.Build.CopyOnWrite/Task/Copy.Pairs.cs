@@ -8,9 +8,8 @@ using Microsoft.Build.Utilities;
 
 namespace Microsoft.Build.CopyOnWrite;
 
-// Which source goes to which destination, and in what order and on which threads they run: what the stock task
-// decides before it touches a file. Kept apart from the per-file work so the ordering rules (input order per
-// destination, folders depth first) can be read and checked against the stock task on their own.
+// Which source goes to which destination, in what order and on which threads: what the stock task decides before it
+// touches a file (input order per destination, folders depth first).
 public sealed partial class Copy
 {
     /// <summary>Pairs every source with its destination; with DestinationFolder, makes the destination items.</summary>
@@ -52,9 +51,8 @@ public sealed partial class Copy
 
         foreach (ITaskItem sourceFolder in SourceFolders ?? Array.Empty<ITaskItem>())
         {
-            // As the stock task: the folder's own name (of its full path, so "lib/." is "lib" and "lib/" is ""),
-            // subfolders before the files of a folder, nothing at all for a folder that does not exist, and the
-            // folder item's metadata (OriginalItemSpec included) on every generated destination.
+            // As the stock task: the folder's own name (of its full path: "lib/." is "lib", "lib/" is ""), nothing for a
+            // folder that does not exist, and the folder item's metadata on every generated destination.
             string folderSpec = sourceFolder.ItemSpec;
             string sourceFolderPath;
             try
@@ -87,10 +85,7 @@ public sealed partial class Copy
         return true;
     }
 
-    /// <summary>
-    /// Every file under <paramref name="folder"/> in the stock task's order: a folder's subfolders first (recursively,
-    /// the last one listed first), then its own files in the order the file system lists them.
-    /// </summary>
+    /// <summary>Every file under <paramref name="folder"/> in the stock task's order: subfolders first (the last listed first), then its files.</summary>
     private static IEnumerable<string> FilesDepthFirst(string folder)
     {
         foreach (string subfolder in Directory.EnumerateDirectories(folder).Reverse())
@@ -143,10 +138,7 @@ public sealed partial class Copy
         return true;
     }
 
-    /// <summary>
-    /// Copies one destination's pairs in order (the stock task's order for a destination named twice); the groups run
-    /// side by side (<see cref="InputOrderParallel"/>, called by Execute). Failures are counted in <see cref="_failures"/>.
-    /// </summary>
+    /// <summary>Copies one destination's pairs in order (the stock task's for a destination named twice); groups run side by side.</summary>
     private void RunGroup(List<CopyPair> group)
     {
         string? previousSource = null;
@@ -206,10 +198,8 @@ public sealed partial class Copy
         => _environment("MSBUILDCOPYTASKPARALLELISM") == "1" ? 1 : Environment.ProcessorCount > 4 ? 6 : 4;
 
     /// <summary>
-    /// An item's full path. Items from the engine resolve a relative spec against their project's directory
-    /// (their FullPath metadata), which is what the stock task gets from the current directory in a normal build
-    /// and from TaskEnvironment in a multi-threaded one; this task never reads the process's current directory
-    /// itself, so it is right in both. A spec that is no valid path fails as Path.GetFullPath fails.
+    /// An item's full path, from its FullPath metadata (against its project's folder): never the process's current folder,
+    /// which under -mt is not the project's. A spec that is no valid path fails as Path.GetFullPath fails.
     /// </summary>
     private static string ResolvePath(ITaskItem item)
     {

@@ -2,9 +2,8 @@ using Microsoft.Build.Framework;
 
 namespace Microsoft.Build.CopyOnWrite;
 
-// What the task says in the build log: the one summary line per invocation of its own, and the stock task's messages in
-// MSBuild's words (StockTexts; COW006, when our engine fails, is EngineFaultWarning's; what it reports after the summary
-// line, the data line and COW001-COW003, is SavingsReport's). One place, so every stock message goes out the same way.
+// The task's summary line and the stock task's messages in MSBuild's words (StockTexts): one place, so every stock
+// message goes out the same way (COW006 is EngineFaultWarning's, what follows the summary line SavingsReport's).
 public sealed partial class Copy
 {
     private void LogSummary()

@@ -9,21 +9,9 @@ using Microsoft.Build.Utilities;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// A drop-in replacement for MSBuild's Copy task: the same parameters, outputs, codes, messages and
-/// incremental behaviour, but files are cloned (copy-on-write) where the file system can, replaced
-/// atomically, and never written through links. What it did is summarised in one line per invocation.
+/// A drop-in replacement for MSBuild's Copy task (same parameters, outputs, codes, messages and incremental behaviour)
+/// that clones where the file system can. No process-wide state: paths and environment are the project's, as -mt needs.
 /// </summary>
-/// <remarks>
-/// This class is the MSBuild contract; how a file is cloned or copied is the engine's business (Cloning/). This file
-/// holds the parameters and Execute; the rest is split where each part reads on its own: Copy.Pairs.cs (which source
-/// goes where, in what order), PairDecision.cs (what is done with one pair: every check and choice, as rows), Copy.OneFile.cs (carrying it out: retries, folder, clone or copy), Copy.Links.cs (hard and
-/// symbolic links, and clones made instead of them), Copy.Reporting.cs (the summary line and the stock task's messages), Copy.Environment.cs (per MSBuild flavour).
-/// </remarks>
-/// <remarks>
-/// Process-wide state: none. Paths come from the items' FullPath (resolved against their project's directory by
-/// MSBuild), never from the current directory; environment variables come from <see cref="ReadProjectEnvironment"/>
-/// (Copy.Environment.cs), which is the project's TaskEnvironment in the multi-threaded flavour.
-/// </remarks>
 public sealed partial class Copy : Task, IIncrementalTask, ICancelableTask
 {
     private const string DestinationFilesName = "DestinationFiles";

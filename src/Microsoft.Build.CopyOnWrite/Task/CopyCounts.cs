@@ -5,10 +5,7 @@ using System.Text;
 
 namespace Microsoft.Build.CopyOnWrite;
 
-/// <summary>
-/// How many files, and bytes, went each way: what one Copy counts (<see cref="CopySummary"/>) and writes in its data
-/// line (<see cref="CopyData"/>), and what the summary logger adds up over a build.
-/// </summary>
+/// <summary>How many files, and bytes, went each way: a Copy's counts, its data line's, and the summary logger's sums.</summary>
 internal class CopyCounts
 {
     public int ClonedFiles { get; set; }
@@ -30,11 +27,7 @@ internal class CopyCounts
     /// <summary>True when a file was written or linked.</summary>
     public bool DidWork => ClonedFiles + CopiedFiles + LinkedFiles > 0;
 
-    /// <summary>
-    /// The counts in words, the one writer of the Copy's line and the build summary's: only the kinds that happened, in a
-    /// fixed order, e.g. "cloned 12 files (48.2 MiB), all of them (48.2 MiB) where links were asked for
-    /// (CopyOnWriteInsteadOfLinks), copied 3 files (1.1 MiB) because ext4 cannot clone, 40 files already up to date".
-    /// </summary>
+    /// <summary>The counts in words for the Copy's line and the build summary's: only the kinds that happened, in a fixed order.</summary>
     /// <param name="copiedBecause">Why the copied files were not cloned, per reason (<see cref="CopySummary.DescribeFallback"/>'s words): one is said alone, several each with its count, most files first.</param>
     public void AppendDescription(StringBuilder text, IReadOnlyList<CopiedBecause> copiedBecause)
     {

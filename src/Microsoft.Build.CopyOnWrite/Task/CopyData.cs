@@ -8,15 +8,9 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// What one Copy invocation did, as one machine-readable line that the task logs next to its summary (low
-/// importance) so that a logger, a binary log replay or a script can add the invocations of a build up
-/// exactly, across nodes.
+/// What one Copy did, as a machine-readable line logged beside its summary, so a logger or a replay adds a build up
+/// exactly; the format is docs/how-it-works.md's "The data line" (plain text: no JSON library on .NET Framework).
 /// </summary>
-/// <remarks>
-/// The format, field by field: docs/how-it-works.md, "The data line". Space-separated NAME=VALUES fields, text
-/// percent-encoded (RFC 3986); readers ignore unknown fields and trailing values, so later versions can add some.
-/// Plain text on purpose: the task assembly has no JSON library on .NET Framework.
-/// </remarks>
 internal sealed class CopyData : CopyCounts
 {
     public const string Prefix = "CopyOnWrite data: ";

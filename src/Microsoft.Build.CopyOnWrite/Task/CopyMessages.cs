@@ -1,9 +1,8 @@
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// What the Copy task says: the stock task's messages by the names of their texts among MSBuild's own resources (the
-/// texts are MSBuild's, read at run time in the build's language: <see cref="StockTexts"/>) with the codes that builds,
-/// NoWarn lists and log parsers depend on; and our own clone messages, in English.
+/// The stock task's messages by their resource names in MSBuild (texts read at run time: <see cref="StockTexts"/>), with
+/// the codes builds and NoWarn lists depend on; and our own clone messages, in English.
 /// </summary>
 internal static class CopyMessages
 {

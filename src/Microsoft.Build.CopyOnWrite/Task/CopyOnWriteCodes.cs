@@ -7,10 +7,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// Every code of ours (the MSB codes are MSBuild's own, with MSBuild's texts) and its text, in English: what happened,
-/// to which file, what to do. Who says them, and when, is in the classes named on each. COW005, COW007 and COW009 were
-/// the MSBuild door of the doctor and self-test, which the tool replaced (`dotnet cow-measure doctor`); their numbers
-/// stay unused.
+/// Every code of ours and its text, in English: what happened, to which file, what to do; who says it is named on each.
+/// COW005, COW007 and COW009 stay unused (retired codes).
 /// </summary>
 internal static class CopyOnWriteCodes
 {
@@ -27,9 +25,8 @@ internal static class CopyOnWriteCodes
     public const string MultiThreadedProjectSetting = "COW004";
 
     /// <summary>
-    /// Warning, once per process (<see cref="EngineFaultWarning"/>): our engine failed for a file with an error nobody
-    /// foresaw, and the fallback ladder copied it the stock task's way; or the engine could not be made at all. Never an
-    /// error under -warnAsError (Sdk/WarningsNotAsErrors.targets).
+    /// Warning, once per process (<see cref="EngineFaultWarning"/>): an unforeseen engine error, the file copied the stock way,
+    /// or no engine at all. Never an error under -warnAsError (Sdk/WarningsNotAsErrors.targets).
     /// </summary>
     public const string EngineFault = "COW006";
 
@@ -53,11 +50,6 @@ internal static class CopyOnWriteCodes
         => $"CopyOnWrite: CopyOnWriteMode is Required, but {CopyOnWriteSettings.DisableProperty} is {disable.Trim()}, which brings back MSBuild's own Copy task: Required is not in force, "
             + $"and no copy is checked. Remove {CopyOnWriteSettings.DisableProperty} to check clones, or CopyOnWriteMode to silence this.";
 
-    /// <summary>
-    /// E.g. "CopyOnWrite: CopyOnWriteMode=Required is set in a project file, which a multi-threaded build (-mt) cannot
-    /// pass to the Copy task. Give it on the command line instead (-p:CopyOnWriteMode=Required) or as an environment
-    /// variable, or build without -mt."
-    /// </summary>
     public static string MultiThreadedProjectSettingText(IReadOnlyList<string> set)
     {
         bool one = set.Count == 1;
@@ -66,11 +58,8 @@ internal static class CopyOnWriteCodes
     }
 
     /// <summary>
-    /// E.g. "CopyOnWrite: 312 files (1.2 GiB) in this Copy were copied, not cloned, because they come from /root/.nuget/packages
-    /// on another volume than /src/app; put the package cache on the same volume (NUGET_PACKAGES, then dotnet restore) to clone them."
-    /// Sources a user cannot move (<see cref="CopySources.IsAccepted"/>) are named as such, with no advice to move them;
-    /// the others end with <see cref="DoctorHint"/>. Said for one Copy (COW002, the first of the build between those
-    /// volumes), or <paramref name="inThisBuild"/> by the summary logger for all of them.
+    /// COW002 for one Copy, or <paramref name="inThisBuild"/> the summary logger's for all; sources a user cannot move
+    /// (<see cref="CopySources.IsAccepted"/>) get no advice to move them.
     /// </summary>
     public static string CrossVolumeText(int files, long bytes, string sourceRoot, string destinationRoot, SourceOrigin origin, bool inThisBuild = false)
     {
@@ -104,10 +93,7 @@ internal static class CopyOnWriteCodes
             + $"and CopyOnWriteMode is Required. {advice}, or set CopyOnWriteMode to Auto to accept copies.";
     }
 
-    /// <summary>
-    /// A message per file (<see cref="Copy"/>, CopyOnWriteInsteadOfLinks): an output that was still a link to its source
-    /// from a build before the setting, replaced by a clone; its source (often the package cache's file) is untouched.
-    /// </summary>
+    /// <summary>A message per file (CopyOnWriteInsteadOfLinks): an output left a link by an earlier build, now a clone.</summary>
     public static string ReplacedLinkText(string sourcePath, string destinationPath, bool toSource = true)
         => toSource
             ? $"CopyOnWrite: \"{destinationPath}\" was a link to \"{sourcePath}\" (made by an earlier build); replaced it with a clone (CopyOnWriteInsteadOfLinks), "
@@ -115,10 +101,7 @@ internal static class CopyOnWriteCodes
             : $"CopyOnWrite: \"{destinationPath}\" was a hard link to another file than its source \"{sourcePath}\" (made by an earlier build, e.g. to the file the source was before); "
                 + "replaced it with a clone of the source (CopyOnWriteInsteadOfLinks), so a write into it no longer reaches that file. No other file was changed.";
 
-    /// <summary>
-    /// A message, once per build (<see cref="Copy"/>, CopyOnWriteInsteadOfLinks): an output that is a link to its source
-    /// stays one because the volume cannot clone; the later ones in the build are left the same way without a word.
-    /// </summary>
+    /// <summary>A message, once per build (CopyOnWriteInsteadOfLinks): a link stays one because the volume cannot clone.</summary>
     public static string LinkKeptText(string sourcePath, string destinationPath, string why, bool toSource = true)
         => $"CopyOnWrite: \"{destinationPath}\" is a link to {(toSource ? $"\"{sourcePath}\"" : "another file (made by an earlier build)")} and stays one, although CopyOnWriteInsteadOfLinks is true, because {why}; "
             + "a write into it reaches the source (often the NuGet package cache). Other outputs of this build that are links stay too, without this message. "
@@ -126,10 +109,7 @@ internal static class CopyOnWriteCodes
             + "or turn the link properties (CreateHardLinksFor...IfPossible, CreateSymbolicLinksFor...IfPossible) off and build once with --no-incremental."
             + DoctorHint;
 
-    /// <summary>
-    /// A message per file (<see cref="Copy"/>): an output that is a link to its source could not be replaced by a clone, so
-    /// it stays a link, as the up-to-date check would have left it; the next build tries again.
-    /// </summary>
+    /// <summary>A message per file: a link could not be replaced by a clone, so it stays one until the next build.</summary>
     public static string LinkNotReplacedText(string sourcePath, string destinationPath, string error, bool toSource = true)
         => $"CopyOnWrite: \"{destinationPath}\" is a link to {(toSource ? $"\"{sourcePath}\"" : "another file (made by an earlier build)")} and could not be replaced by a clone (CopyOnWriteInsteadOfLinks): {error}. "
             + "It stays a link for now (a write into it reaches the source) and the next build tries again; fix what the error says, or delete the file.";

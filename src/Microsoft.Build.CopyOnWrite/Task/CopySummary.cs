@@ -8,10 +8,7 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>What one Copy invocation did, counted from its worker threads and told in one line.</summary>
-/// <remarks>
-/// The reasons are few (usually one), so they are lists searched in a loop: a dictionary keyed by a tuple or holding
-/// one is framework code made for our types, which the JIT compiles on the first Copy of every MSBuild node.
-/// </remarks>
+/// <remarks>The reasons are few, so lists searched in a loop: no generic dictionary for the JIT to compile in every node.</remarks>
 internal sealed class CopySummary : CopyCounts
 {
     private readonly object _lock = new();
@@ -20,11 +17,7 @@ internal sealed class CopySummary : CopyCounts
     private readonly Func<CopySources>? _makeSources;
     private CopySources? _sources;
 
-    /// <param name="sources">
-    /// Makes what sorts the sources of files from another volume by where they live (null: not sorted); called once,
-    /// when the first such file is counted: most Copy calls have none, and making it reads the environment and
-    /// MSBuild's installation folder.
-    /// </param>
+    /// <param name="sources">Sorts the sources of files from another volume (null: not sorted); made at the first such file.</param>
     public CopySummary(Func<CopySources>? sources = null) => _makeSources = sources;
 
     /// <summary>Where the first cloned file went (its volume is where this invocation cloned), or null.</summary>
@@ -196,10 +189,7 @@ internal sealed class CopySummary : CopyCounts
         }
     }
 
-    /// <summary>
-    /// E.g. "CopyOnWrite: cloned 12 files (48.2 MiB), copied 3 files (1.1 MiB) because ext4 cannot clone, 40 files already
-    /// up to date." (<see cref="CopyCounts.AppendDescription"/>).
-    /// </summary>
+    /// <summary>E.g. "CopyOnWrite: cloned 12 files (48.2 MiB), copied 3 files (1.1 MiB) because ext4 cannot clone, 40 files already up to date."</summary>
     public string Describe()
     {
         lock (_lock)
@@ -216,10 +206,7 @@ internal sealed class CopySummary : CopyCounts
         }
     }
 
-    /// <summary>
-    /// The human words for why <paramref name="files"/> files were copied, not cloned, also used in the per-file
-    /// message. The detail is the destination's file system for <see cref="FallbackReason.FileSystemCannotClone"/>.
-    /// </summary>
+    /// <summary>Why <paramref name="files"/> files were copied, not cloned, in words (the detail: the file system, for FileSystemCannotClone).</summary>
     public static string DescribeFallback(FallbackReason reason, string? detail, int files = 1) => reason switch
     {
         FallbackReason.DifferentVolumes => "source and destination are on different volumes",

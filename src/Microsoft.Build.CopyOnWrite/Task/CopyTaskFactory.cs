@@ -8,20 +8,9 @@ using Microsoft.Build.Framework;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// Makes our <see cref="Copy"/> task with the project's CopyOnWrite settings.
+/// Makes our <see cref="Copy"/> task with the CopyOnWrite settings a project file set: a task cannot read project
+/// properties, but a UsingTask body is expanded with them (docs/how-it-works.md, "How the settings reach the task").
 /// </summary>
-/// <remarks>
-/// Why a task factory: a task cannot read project properties, and the common targets' &lt;Copy&gt; call sites cannot be
-/// taught a new parameter. IBuildEngine6.GetGlobalProperties sees only -p:, not a property set in a project file; item
-/// metadata would reach only the item types we list and flow into every destination item. The body of a UsingTask, in
-/// contrast, is expanded with the project's final properties (as its Condition is), so Sdk.targets writes one
-/// "CopyOnWriteMode=$(CopyOnWriteMode)" line per setting, and every &lt;Copy&gt; in that project gets the project's value.
-/// Sdk.targets registers the task through this factory only when a project file set a value, so the default build, and
-/// settings given with -p: or in the environment (which the task reads itself, <see cref="CopyOnWriteSettings.FromBuild"/>),
-/// keep MSBuild's ordinary assembly task factory: MSBuild 18 refuses custom task factories in a multi-threaded build
-/// (-mt), and this factory then reports COW004 with the command-line form of the settings instead.
-/// MSBuild sets the parameters by reflection on <see cref="TaskType"/>, as for tasks it loads from an assembly.
-/// </remarks>
 public sealed class CopyTaskFactory : ITaskFactory
 {
     private CopyOnWriteSettings _settings = CopyOnWriteSettings.Default;
@@ -37,9 +26,8 @@ public sealed class CopyTaskFactory : ITaskFactory
         _settings = CopyOnWriteSettings.Parse(projectValues, out _problem);
         if (IsMultiThreadedBuild(taskFactoryLoggingHost))
         {
-            // MSBuild refuses every custom task factory under -mt with an error that names neither the setting nor
-            // a fix. Said here instead, and "false" makes MSBuild drop this registration, so its own error does
-            // not follow (the project's Copy falls back to the stock task, and the build fails on this error).
+            // MSBuild's own refusal under -mt names neither the setting nor a fix; "false" drops this registration
+            // without it, and the build fails on COW004.
             taskFactoryLoggingHost.LogErrorEvent(new BuildErrorEventArgs(
                 subcategory: null,
                 code: CopyOnWriteCodes.MultiThreadedProjectSetting,
@@ -58,9 +46,8 @@ public sealed class CopyTaskFactory : ITaskFactory
     }
 
     /// <summary>
-    /// Whether MSBuild runs this build multi-threaded (-mt). MSBuild tells task factories so only through an internal
-    /// interface (ITaskFactoryBuildParameterProvider, which its own inline factories read), hence the lookup by
-    /// name: should a later MSBuild rename it, this says false and MSBuild's own refusal of the factory is shown.
+    /// Whether the build is multi-threaded (-mt), from MSBuild's internal ITaskFactoryBuildParameterProvider, looked up by
+    /// name: renamed in a later MSBuild, this says false and MSBuild's own refusal shows.
     /// </summary>
     private static bool IsMultiThreadedBuild(IBuildEngine engine)
     {

@@ -9,18 +9,14 @@ using Microsoft.Build.Utilities;
 
 namespace Microsoft.Build.CopyOnWrite;
 
-/// <summary>
-/// What the Copy task says when our engine fails, while it copies: warning COW006, a fault of ours to hear about, said
-/// once per process (later ones are low-importance messages). Process-wide on purpose: one report is enough.
-/// </summary>
+/// <summary>Warning COW006 when our engine fails: once per process on purpose (later ones are low-importance messages).</summary>
 internal static class EngineFaultWarning
 {
     private static int s_warned;
 
     /// <summary>
-    /// Says that the engine failed for <paramref name="sourcePath"/> and the file was copied anyway (or, where it was to be
-    /// cloned in place of a link, <paramref name="linkedInstead"/>, linked as the project asks): the first time in this
-    /// process as warning COW006 with the OS, the file system, the step and the error, asking for a report.
+    /// Says the engine failed for <paramref name="sourcePath"/> and the file was copied (or <paramref name="linkedInstead"/>,
+    /// linked as asked); the first time as COW006 with the OS, file system, step and error.
     /// </summary>
     public static void Report(TaskLoggingHelper log, string? detail, string sourcePath, string destinationPath, bool linkedInstead = false)
     {

@@ -7,11 +7,7 @@ internal static class FileSizeText
     private static readonly string[] Units = { "B", "KiB", "MiB", "GiB", "TiB" };
 
     /// <summary>1536 → "1.5 KiB", 16777216 → "16 MiB". Binary units, because that is what file systems allocate in.</summary>
-    /// <remarks>
-    /// Whole numbers only, rounded to tenths half away from zero: what the format "0.#" makes of the quotient, without
-    /// formatting a double. That costs 0.2-0.8 ms the first time in a process (measured in a fresh MSBuild node: the
-    /// rounding code for "3.1"), on the summary line of every node's first Copy.
-    /// </remarks>
+    /// <remarks>Integer arithmetic rounded to tenths as "0.#" would: formatting a double is slow the first time in a node.</remarks>
     public static string Format(long bytes)
     {
         int unit = 0;

@@ -11,13 +11,8 @@ namespace Microsoft.Build.CopyOnWrite;
 /// the items out one at a time in list order (so work starts in the order the stock task starts it).
 /// </summary>
 /// <remarks>
-/// Not Parallel.ForEach: the first one in an MSBuild node cost about 1.9 ms before the first item ran (loading
-/// System.Threading.Tasks.Parallel and binding its generic code for our types; measured with timestamps in the task,
-/// docs/precompiled-task.md). Here the calling thread starts at once and the helpers join when the pool runs them; a
-/// helper that comes late finds nothing left and returns. With one item or a parallelism of 1 no helper is queued:
-/// everything runs on the calling thread, in list order. As with
-/// Parallel.ForEach, an exception stops the handing out of further items and is thrown on the calling thread once
-/// the items already started have finished (the first one, as itself, not wrapped in an AggregateException).
+/// Not Parallel.ForEach, whose first use in a node is costly (docs/precompiled-task.md). An exception stops the handing
+/// out and is thrown, as itself, on the calling thread once the items already started have finished.
 /// </remarks>
 internal static class InputOrderParallel
 {
@@ -35,8 +30,7 @@ internal static class InputOrderParallel
         run.Failure?.Throw();
     }
 
-    // Apart, and never inlined: its ThreadPool reference loads a facade assembly (System.Threading.ThreadPool) when the
-    // precompiled method that holds it first runs, which a Copy of one destination, often a process's first, never needs.
+    // Apart and never inlined: its ThreadPool reference loads a facade assembly, which a Copy of one destination never needs.
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void QueueHelpers<T>(Run<T> run, int helpers)
     {

@@ -13,10 +13,7 @@ internal static class MSBuildHost
     /// <summary>The file version of the running Microsoft.Build.Framework (the assembly version is frozen at 15.1).</summary>
     public static Version? Version { get; } = ReadVersion();
 
-    /// <summary>
-    /// MSBuild 18.7 (change wave 18.7) began retrying access-denied errors off Windows; earlier versions,
-    /// and Windows always, fail at once unless MSBUILDALWAYSRETRY is set.
-    /// </summary>
+    /// <summary>MSBuild 18.7 (change wave 18.7) retries access denied off Windows; earlier, and Windows, only with MSBUILDALWAYSRETRY.</summary>
     public static bool RetriesAccessDeniedByDefault(Func<string, string?> environment)
         => !RuntimeInformation.IsOSPlatform(OSPlatform.Windows)
            && Version is Version running && running >= new Version(18, 7)
@@ -33,16 +30,12 @@ internal static class MSBuildHost
     public static StringComparer PathComparer { get; } =
         PathComparison == StringComparison.Ordinal ? StringComparer.Ordinal : StringComparer.OrdinalIgnoreCase;
 
-    /// <summary>
-    /// The running MSBuild's Microsoft.Build.Tasks.Core, home of its own Copy, loaded by name at the first use (never
-    /// referenced at compile time: the MSBuild that runs the build supplies it); null in a process without it.
-    /// </summary>
+    /// <summary>The running MSBuild's Microsoft.Build.Tasks.Core, loaded by name at first use; null in a process without it.</summary>
     public static Assembly? TasksAssembly => s_tasksAssembly.Value;
 
     /// <summary>
-    /// Who holds <paramref name="path"/> open, in MSBuild's words ("The file is locked by: ..."), or empty: the running
-    /// MSBuild's own lock check (Windows' Restart Manager), whose answer the stock task appends to MSB3026 and MSB3027.
-    /// Empty off Windows, as MSBuild's is, and where this MSBuild has no lock check to call.
+    /// Who holds <paramref name="path"/> open, by the running MSBuild's own lock check (what the stock task appends to
+    /// MSB3026 and MSB3027); empty off Windows and where this MSBuild has none.
     /// </summary>
     public static string LockHolders(string path)
     {
@@ -79,10 +72,7 @@ internal static class MSBuildHost
         }
     }
 
-    /// <summary>
-    /// MSBuild's lock check, in its Utilities and Tasks assemblies: public as Microsoft.Build.Utilities.LockCheck in MSBuild
-    /// 18; in 17.7 the stock Copy's own private GetLockedFileMessage. Each takes a path and gives the text; null for none.
-    /// </summary>
+    /// <summary>MSBuild's lock check: Microsoft.Build.Utilities.LockCheck in 18, the stock Copy's private GetLockedFileMessage in 17.7.</summary>
     internal static Func<string, string>? FindLockCheck(Assembly utilities, Assembly? tasks)
     {
         Type[] path = { typeof(string) };

@@ -6,9 +6,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// The files of one Copy invocation that were copied, not cloned, for one reason (and, from another volume, from
-/// one kind of place): how many, how big, the first one (to name it in a diagnostic) and the deepest folders that
-/// hold all their sources and all their destinations (to say where they come from and go to).
+/// One Copy's files copied, not cloned, for one reason (and kind of source place): how many, how big, the first one, and
+/// the deepest folders holding all their sources and all their destinations.
 /// </summary>
 internal sealed class NotClonedFiles
 {
@@ -25,10 +24,7 @@ internal sealed class NotClonedFiles
 
     public FallbackReason Reason { get; }
 
-    /// <summary>
-    /// The detail of the first file, whose meaning depends on the reason (the destination's file system, an error, a
-    /// processor); files with other details are counted here too.
-    /// </summary>
+    /// <summary>The first file's detail (by reason: the file system, an error, a processor); files with other details count here too.</summary>
     public string? Detail { get; }
 
     /// <summary>Where the sources live (for files from another volume; <see cref="SourceOrigin.Movable"/> otherwise).</summary>

@@ -1,9 +1,7 @@
 namespace Microsoft.Build.CopyOnWrite;
 
-// The Copy contract for one pair, as data: what one look at each side found and what the task was asked, in, the
-// action out. Every behaviour of the task for a pair is a row below, in the stock task's order (the parity suites
-// hold the order and the codes); Copy.Pair.cs carries the action out and PairLook.cs makes the look. Rows that only
-// CopyOnWriteInsteadOfLinks reaches are marked "(links)".
+// The Copy contract for one pair as data, in the stock task's order: the look and the options in, the action out.
+// Copy.Pairs.cs carries the action out, PairLook.cs makes the look; "(links)" marks CopyOnWriteInsteadOfLinks' rows.
 
 /// <summary>What the Copy task was asked, as far as one pair is concerned.</summary>
 internal readonly record struct PairOptions(
@@ -38,10 +36,7 @@ internal enum LinkedOutput
     SymbolicLinkToSource,
 }
 
-/// <summary>
-/// One look at a pair. Each answer is asked of the file system only when a row needs it (most pairs of a build need
-/// two or three), and at most once: the real look is lazy, a test's is a table row.
-/// </summary>
+/// <summary>One look at a pair: each answer asked of the file system only when a row needs it, and at most once.</summary>
 internal interface IPairLook
 {
     /// <summary>The source's path and the destination's are one string.</summary>
@@ -118,10 +113,7 @@ internal enum LinkAsked
 /// <param name="Link">For the link actions: the link asked for.</param>
 /// <param name="ToSource">For the link-replacing actions: the link is to the source (else to what the source was).</param>
 /// <param name="ClearReadOnly">OverwriteReadOnlyFiles and a read-only destination: made writable first.</param>
-/// <param name="KeepsDestination">
-/// The stock task keeps the existing destination (read-only, or MSBUILDCOPYWITHOUTDELETE=1) instead of deleting it
-/// first: its link call then meets a name that is taken (EEXIST) and its copy writes into the file.
-/// </param>
+/// <param name="KeepsDestination">The stock task keeps the destination (read-only, MSBUILDCOPYWITHOUTDELETE=1): a link meets EEXIST, a copy writes into it.</param>
 /// <param name="ReplacesLinkToSource">(links) The destination is a symbolic link to the source: what replaces it is counted as a link replaced.</param>
 /// <param name="WhyNoClone">(links) Why no clone can be made, where the link is kept or made as asked.</param>
 internal readonly record struct PairPlan(
@@ -136,17 +128,13 @@ internal readonly record struct PairPlan(
 
 internal static class PairDecision
 {
-    /// <summary>
-    /// The checks before any attempt: links only, up to date, the source's own entry, FailIfNotIncremental. A pair
-    /// that passes them is checked and decided again at each attempt, after a fresh look on a retry.
-    /// </summary>
+    /// <summary>The checks before any attempt: links only, up to date, the source's own entry, FailIfNotIncremental.</summary>
     public static PairPlan Decide(IPairLook look, PairOptions options)
     {
         if (options.LinksOnly)
         {
-            // ReplaceLinksWithClones runs before the targets that copy only when out of date, which never see a link
-            // with its source's time: a hard link with the source's size and time, or a symbolic link to the source.
-            // Nothing else is its to write, not even a copy over the link where the volume cannot clone.
+            // ReplaceLinksWithClones runs before the copying targets, whose up-to-date checks take a link for its source;
+            // nothing but such a link is its to write.
             return look.LinkedOutput switch
             {
                 LinkedOutput.SymbolicLinkToSource => ReplaceOrKeep(look, toSource: true),
@@ -182,10 +170,7 @@ internal static class PairDecision
         return new PairPlan(PairAction.Attempt);
     }
 
-    /// <summary>
-    /// An attempt's checks, in the stock task's order, before it makes the destination's folder: the stock message
-    /// of the error, or null to go on.
-    /// </summary>
+    /// <summary>An attempt's checks, in the stock task's order, before it makes the destination's folder: the error, or null.</summary>
     public static StockMessage? CheckAttempt(IPairLook look)
         => look.Destination == PairEntry.Folder ? CopyMessages.DestinationIsFolder
             : look.Source == PairEntry.Folder ? CopyMessages.SourceIsFolder

@@ -4,11 +4,8 @@ using Microsoft.Build.Framework;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// CopyOnWriteInsteadOfLinks for the outputs the common targets copy only when out of date (a target's Inputs and
-/// Outputs: content files, the apphost, publish's PreserveNewest files). A link an earlier build made there has its
-/// source's time, so MSBuild skips the target and no Copy ever sees the link. Run before those targets (Sdk.targets),
-/// this replaces each such link with a clone by <see cref="Copy"/>'s own rules and leaves every other destination to
-/// the target that copies it.
+/// CopyOnWriteInsteadOfLinks for outputs copied only when out of date (content, apphost, PreserveNewest): a link there has
+/// its source's time, so no Copy sees it. Run before those targets, this replaces such links by <see cref="Copy"/>'s rules.
 /// </summary>
 #if MSBUILD_MULTITHREADED
 [MSBuildMultiThreadableTask]

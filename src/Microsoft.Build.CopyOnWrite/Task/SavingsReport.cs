@@ -10,9 +10,8 @@ using Microsoft.Build.Utilities;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// What a Copy invocation says, after its summary line, about what copy-on-write saved and missed:
-/// the machine-readable data line, the cross-volume diagnosis (COW002 when asked), and, in Required mode,
-/// error COW001 for files that were copied although they could have been cloned.
+/// What a Copy says after its summary line: the data line, the cross-volume diagnosis (COW002 when asked), and in
+/// Required mode error COW001 for files copied that could have been cloned.
 /// </summary>
 internal static class SavingsReport
 {
@@ -101,10 +100,7 @@ internal static class SavingsReport
         return ok;
     }
 
-    /// <summary>
-    /// True the first time in this build (per MSBuild node) that files went from this source volume to this
-    /// destination volume: the diagnosis is said once, not by every Copy of every project.
-    /// </summary>
+    /// <summary>True the first time in this build (per node) that files went between these two volumes: the diagnosis is said once.</summary>
     private static bool FirstTimeThisBuild(IBuildEngine? engine, CopyData.CrossVolumeEntry entry)
         => OncePerBuild.First(engine, $"Microsoft.Build.CopyOnWrite.CrossVolumeDiagnosed|{entry.SourceVolume}|{entry.DestinationVolume}|{entry.Origin}");
 }

@@ -8,17 +8,10 @@ using Microsoft.Build.Utilities;
 namespace Microsoft.Build.CopyOnWrite;
 
 /// <summary>
-/// The stock task's messages in its own words: the string resources of the running MSBuild's Microsoft.Build.Tasks.Core
-/// (<see cref="MSBuildHost.TasksAssembly"/>), in the UI language MSBuild set for the build (from DOTNET_CLI_UI_LANGUAGE,
-/// VSLANG or the system), logged through the task's TaskLoggingHelper as the stock task logs them: the text's "MSB3030: "
-/// prefix becomes the code, and a coded message gets the stock help keyword (MSBuild.&lt;name&gt;).
+/// The stock task's messages in its own words: the running MSBuild's Microsoft.Build.Tasks.Core resources in the build's UI
+/// language, logged as the stock task logs them (the "MSB3030: " prefix as the code, its help keyword).
 /// </summary>
-/// <remarks>
-/// Looked up once per process, at the first message a logger takes: a build that shows none of them never looks.
-/// Where there is no text (no Microsoft.Build.Tasks.Core in the process, as in the measurement tool without an SDK, or an
-/// MSBuild older than the message: 17.7 has no MSB3894-MSB3896), a message is its text's name and its arguments, with
-/// its code and help keyword (<see cref="WithoutText"/>): no stock text is written in this assembly.
-/// </remarks>
+/// <remarks>Where MSBuild has no such text (an older MSBuild, no Tasks.Core), the message is its name and arguments (<see cref="WithoutText"/>).</remarks>
 internal static class StockTexts
 {
     /// <summary>The stock task's help keyword prefix (its base class's): a coded message's keyword is this and the text's name.</summary>
@@ -77,10 +70,7 @@ internal static class StockTexts
     public static string Format(TaskLoggingHelper log, StockMessage message, params object?[] arguments)
         => Use(log, message) ? log.FormatResourceString(message.Name, arguments) : WithoutText(message, arguments);
 
-    /// <summary>
-    /// A message whose text is not to be had: its name and arguments, e.g. <c>Copy.SourceFileNotFound ("a.txt")</c>,
-    /// which say what happened without a copy of MSBuild's words here.
-    /// </summary>
+    /// <summary>A message whose text is not to be had: its name and arguments, e.g. <c>Copy.SourceFileNotFound ("a.txt")</c>.</summary>
     public static string WithoutText(StockMessage message, object?[] arguments)
     {
         var text = new StringBuilder(message.Name);

@@ -23,12 +23,8 @@ internal enum SourceOrigin
 }
 
 /// <summary>
-/// The one rule that says whether a file a build copies fails CopyOnWriteMode=Required, read by the build (COW001, through
-/// <c>Settings/CopySources</c>), the doctor (its verdict, `dotnet cow-measure doctor --require-clone`) and the forecast
-/// (its grouping of volumes): a file goes as a clone when its source and destination are on one file system and that
-/// file system clones; a copy is accepted only from a place the user cannot move (the installations that run the
-/// build, a NuGet fallback folder of NUGET_FALLBACK_PACKAGES) or that the project lists in CopyOnWriteAcceptCopiesFrom.
-/// Everything else copied, not cloned, fails Required.
+/// The one rule for CopyOnWriteMode=Required, read by the build (COW001), the doctor and the forecast: a clone needs one file
+/// system that clones; a copy is accepted only from a place the user cannot move or CopyOnWriteAcceptCopiesFrom lists.
 /// </summary>
 internal static class CloneRule
 {
@@ -36,11 +32,7 @@ internal static class CloneRule
     public static bool AcceptsCopiesFrom(SourceOrigin origin)
         => origin is SourceOrigin.DotNetInstallation or SourceOrigin.MSBuildInstallation or SourceOrigin.NuGetFallbackFolder or SourceOrigin.Listed;
 
-    /// <summary>
-    /// Whether two volumes are one file system, which a clone needs: on Linux the same device in the mount table (a
-    /// bind mount and a btrfs subvolume mounted apart are the file system they come from), elsewhere the same root
-    /// (<see cref="VolumeLocation.FileSystemKey"/>).
-    /// </summary>
+    /// <summary>Whether two volumes are one file system, which a clone needs (<see cref="VolumeLocation.FileSystemKey"/>).</summary>
     public static bool SameFileSystem(VolumeLocation first, VolumeLocation second) => SameFileSystem(first.FileSystemKey, second.FileSystemKey);
 
     /// <summary>As <see cref="SameFileSystem(VolumeLocation, VolumeLocation)"/>, from the keys alone (the forecast keeps only those).</summary>

@@ -44,10 +44,8 @@ internal sealed class LinuxVolumes : IVolumeInspector
     private const int EISDIR = 21;
 
     /// <summary>
-    /// Clones a small file of our own in <paramref name="folder"/>: 0, FICLONE's errno, or -1 when no file could be made
-    /// there (read-only, no permission, gone). Both files are made with no name (O_TMPFILE), so nothing is ever left
-    /// behind, whatever stops the process (Ctrl-C, a kill); on a file system without unnamed files, named dot files
-    /// unlinked as soon as they are open, a window of a few system calls.
+    /// Clones a small file of our own in <paramref name="folder"/>: 0, FICLONE's errno, or -1 when none could be made. Unnamed
+    /// files (O_TMPFILE) leave nothing whatever stops the process; else named dot files, unlinked as soon as open.
     /// </summary>
     internal static int ProbeClone(string folder)
     {
@@ -136,9 +134,8 @@ internal sealed class LinuxVolumes : IVolumeInspector
         {
             if (_mounts is null || Stopwatch.GetTimestamp() - _readAt > _mountTableLifetime.TotalSeconds * Stopwatch.Frequency)
             {
-                // Longest first, so the first mount that holds a path is its own. Array.Sort, not LINQ's OrderByDescending:
-                // that is generic code over an int key the JIT compiles in every MSBuild node. Two mount points of one
-                // length cannot both hold a path, so the order among them does not matter.
+                // Longest first, so the first mount that holds a path is its own (two of one length cannot both hold it).
+                // Array.Sort, not LINQ: no generic code for the JIT to compile in every MSBuild node.
                 Mount[] mounts = ReadMounts().ToArray();
                 Array.Sort(mounts, static (first, second) => second.Point.Length.CompareTo(first.Point.Length));
                 _mounts = mounts;
@@ -165,10 +162,8 @@ internal sealed class LinuxVolumes : IVolumeInspector
     }
 
     /// <summary>
-    /// "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 3 is the file system's device
-    /// (one for every mount of it: bind mounts, btrfs subvolumes), field 5 the mount point, with space, tab, newline
-    /// and backslash as octal escapes; the field after the lone "-" is the file system. A mount point mounted over
-    /// again keeps its last (visible) line.
+    /// "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw": field 3 the device, 5 the mount point (octal
+    /// escapes), the field after "-" the file system. A mount point mounted over again keeps its last (visible) line.
     /// </summary>
     internal static IEnumerable<Mount> ParseMountInfo(IEnumerable<string> lines)
     {
@@ -198,9 +193,8 @@ internal sealed class LinuxVolumes : IVolumeInspector
         => field.Replace("\\040", " ").Replace("\\011", "\t").Replace("\\012", "\n").Replace("\\134", "\\");
 
     /// <summary>
-    /// The path with every link resolved (a checkout reached through a link is on the link target's volume), by the C
-    /// library's realpath: one call, where resolving each folder of the path from .NET cost two system calls and two
-    /// objects per folder. A path that cannot be resolved (gone meanwhile, unreadable) is taken as it is written.
+    /// The path with every link resolved (a checkout reached through a link is on the target's volume) by libc's realpath,
+    /// one call; a path that cannot be resolved is taken as written.
     /// </summary>
     private static string RealPath(string path) => LinuxNative.RealPath(path) ?? Path.GetFullPath(path);
 
