@@ -6,29 +6,17 @@ using System.Threading;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// Remembers, per (source volume, destination volume), that the file system refused to clone, so the
-/// refused call is not paid for every file. Only refusals are remembered: an attempt that succeeds needs
-/// no memory, and a remembered "yes" could go stale silently.
+/// Remembers per pair of volumes that the file system refused to clone (never a "yes", which could go stale silently),
+/// for <see cref="RefusalLifetime"/>: nodes outlive remounts, and a stale refusal only makes us copy and say so.
 /// </summary>
-/// <remarks>
-/// MSBuild nodes live across builds while volumes are unmounted and remounted, and a device number can
-/// come back as a different file system. So a refusal is forgotten after <see cref="RefusalLifetime"/>;
-/// the cost is one more refused call per volume pair per lifetime. A stale refusal can only make us copy
-/// where we could have cloned (and say "copied" truthfully): our copy never clones behind our back.
-/// </remarks>
-/// <remarks>
-/// A process meets a handful of volume pairs, so the entries are small arrays, searched in a loop and replaced whole
-/// under a lock (readers take no lock). Not ConcurrentDictionary: its instantiations over these value types are
-/// framework code that cannot be precompiled into our assembly, and the JIT compiled about twenty of its methods
-/// on the first Copy of every MSBuild node (docs/results/benchmarks.md; ReadyToRunTests' cross-volume copy holds it).
-/// The ladder's fault counts are kept the same way.
-/// </remarks>
 internal sealed class CloneCapabilityCache
 {
     public static readonly TimeSpan DefaultRefusalLifetime = TimeSpan.FromSeconds(30);
 
     private readonly object _writeLock = new();
     private readonly Func<long> _clockTicks;
+    // Small arrays replaced whole under the lock, read without it: a generic collection over our structs cannot be
+    // precompiled (docs/precompiled-task.md). A process meets only a handful of volume pairs.
     private Entry[] _refusals = new Entry[0];
     private ulong[] _sourcesEverRefused = new ulong[0];
     private FaultCount[] _faults = new FaultCount[0];
@@ -97,11 +85,7 @@ internal sealed class CloneCapabilityCache
         }
     }
 
-    /// <summary>
-    /// Adds to the remembered clone refusal for this pair that the kernel's own copy (copy_file_range) was refused too
-    /// (EXDEV between two local file systems, EOPNOTSUPP...), so the next files go straight to the plain copy. Forgotten
-    /// with the clone refusal; nothing is remembered where no clone refusal is.
-    /// </summary>
+    /// <summary>Adds to this pair's clone refusal that copy_file_range was refused too: next files skip it.</summary>
     public void RememberInKernelCopyRefused(VolumePair volumes)
     {
         lock (_writeLock)
@@ -121,11 +105,9 @@ internal sealed class CloneCapabilityCache
     }
 
     /// <summary>
-    /// False when no refusal was ever remembered for a source on this volume: then there is nothing to look
-    /// up, and an engine can skip working out the destination's half of the key (a statfs per file) until a
-    /// clone is refused. True can be stale (it is never cleared); that only costs the lookup.
+    /// False when no refusal was ever remembered for a source on this volume, so an engine can skip the destination's
+    /// half of the key (a statfs per file). True can be stale (never cleared), which only costs a lookup.
     /// </summary>
-    /// <remarks>Every file asks: a lock-free read of a short array.</remarks>
     public bool HasRefusalsFrom(ulong sourceVolume)
     {
         foreach (ulong source in Volatile.Read(ref _sourcesEverRefused))
@@ -158,10 +140,7 @@ internal sealed class CloneCapabilityCache
         }
     }
 
-    /// <summary>
-    /// How many times the engine failed between these volumes with faults close together (the fallback ladder's count):
-    /// 0 once the latest is older than <see cref="RefusalLifetime"/>.
-    /// </summary>
+    /// <summary>The ladder's count of engine faults between these volumes; 0 once the latest is stale.</summary>
     public int RecentFaults(VolumePair volumes)
     {
         foreach (FaultCount faults in Volatile.Read(ref _faults))
@@ -245,9 +224,8 @@ internal sealed class CloneCapabilityCache
 }
 
 /// <summary>
-/// Identifies a (source, destination) pair of file systems as the OS names them: the one key of what this process
-/// remembers about a pair of volumes, the engines' refusals and the fallback ladder's faults alike
-/// (<see cref="IPlainFiles.VolumesOf"/> makes it from two paths as the engines make it from their open files).
+/// A (source, destination) pair of file systems as the OS names them: the one key of the engines' refusals and the
+/// ladder's faults (<see cref="IPlainFiles.VolumesOf"/> makes it from two paths, the engines from their open files).
 /// </summary>
 /// <param name="SourceVolume">Linux: st_dev; macOS: st_dev; Windows: the source's root (<see cref="BetweenRoots"/>).</param>
 /// <param name="DestinationVolume">Linux: statfs f_fsid of the destination's file system; macOS: st_dev; Windows: the destination's root.</param>

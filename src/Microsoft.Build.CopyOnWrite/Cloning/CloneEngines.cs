@@ -3,14 +3,10 @@ using System.Runtime.InteropServices;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>The one engine of this process, made on first use so that nothing runs when no file is copied.</summary>
-/// <remarks>
-/// Making an engine only stores the refusal cache: no engine looks at a volume before a file is copied to
-/// it, so a locked, RAW or disconnected volume elsewhere on the machine cannot fail the build here. Every engine is
-/// wrapped in the <see cref="FallbackLadder"/>, and making one cannot fail either: a native engine whose making
-/// throws (a library that does not load, a type initializer that throws) gives the copy-only engine, and the
-/// reason is kept in <see cref="SelectionFault"/> for the task to report (COW006), never MSB4018 or MSB4061.
-/// </remarks>
+/// <summary>
+/// The process's one engine, made on first use and looking at no volume before a file is copied to it (so a RAW volume
+/// cannot fail the build); one that cannot be made gives the copy-only engine, why in <see cref="SelectionFault"/>.
+/// </summary>
 internal static class CloneEngines
 {
     private static readonly Lazy<ICloneEngine> ForThisProcess = new(Create);
@@ -42,14 +38,7 @@ internal static class CloneEngines
         return Choose(os, RuntimeInformation.ProcessArchitecture, Environment.Is64BitProcess, hasStatx);
     }
 
-    /// <summary>
-    /// The engine <paramref name="make"/> makes of what <paramref name="choose"/> chose, inside the fallback ladder; if
-    /// either throws, the copy-only engine (inside the ladder too) and the reason in <paramref name="fault"/>.
-    /// </summary>
-    /// <remarks>
-    /// The engine and the ladder share one refusal cache, whose lifetime and clock also decide when the ladder forgets
-    /// the engine's faults: one notion of time for everything the process remembers about a pair of volumes.
-    /// </remarks>
+    /// <summary>The chosen engine in the ladder; if choosing or making throws, the copy-only one and why.</summary>
     internal static ICloneEngine CreateOrCopyOnly(Func<EngineChoice> choose, Func<EngineChoice, CloneCapabilityCache, ICloneEngine> make, out string? fault)
     {
         var memory = new CloneCapabilityCache();
@@ -94,11 +83,8 @@ internal static class CloneEngines
     }
 
     /// <summary>
-    /// Which engine this OS, processor and process width get. The Linux engine's system calls are declared with
-    /// 64-bit types (time_t, off_t in futimens, pread, open), which a 32-bit C library reads differently: a 32-bit
-    /// process (linux-arm, x86) copies with the plain engine instead, through .NET's own file APIs. So does a
-    /// C library without statx (<paramref name="cLibraryHasStatx"/>; musl before 1.2.5), which the engine needs
-    /// for every source's size, mode and times.
+    /// Which engine this OS, processor and process width get. The Linux engine declares 64-bit time_t and off_t, so a
+    /// 32-bit process copies instead, as does a C library without statx (musl before 1.2.5), which it needs per source.
     /// </summary>
     internal static EngineChoice Choose(OSPlatform os, Architecture architecture, bool is64BitProcess, bool cLibraryHasStatx)
     {

@@ -1,11 +1,8 @@
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// Sorts the errors a clone call can return into "cannot clone here, copy instead" and real failures.
-/// Real failures (I/O error, no space, quota, no memory) must surface as errors: copying instead would
-/// only hit them again or, worse, hide a failing disk. One table per OS because the numbers differ. Windows is
-/// different in kind: once a volume's flags say it clones, every error but a device one is about one file
-/// (<see cref="WindowsErrors.IsDeviceOrSpaceFailure"/>).
+/// Sorts clone errors into "copy instead" and real failures (I/O, no space, quota), which must surface: a copy would
+/// hit them again or hide a failing disk. Windows differs: <see cref="WindowsErrors.IsDeviceOrSpaceFailure"/>.
 /// </summary>
 internal static class CloneErrors
 {
@@ -24,10 +21,7 @@ internal static class CloneErrors
         _ => null,                                        // EIO, ENOSPC, EDQUOT, ENOMEM, EFBIG...: real failures
     };
 
-    /// <summary>
-    /// macOS errno after clonefile(). Null: a real failure. As .NET's File.Copy does, every other error is a reason to
-    /// copy that file (EDEADLK for a file not downloaded yet, ENOMEM, codes no man page lists).
-    /// </summary>
+    /// <summary>macOS errno after clonefile(); null: a real failure. Others copy the file, as in File.Copy.</summary>
     public static FallbackReason? ClassifyMac(int errno) => errno switch
     {
         18 => FallbackReason.DifferentVolumes,            // EXDEV

@@ -3,10 +3,7 @@ using System.Threading;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>
-/// For a platform the engine cannot clone on: File.Copy into a temporary file, then the atomic rename,
-/// so the safety guarantees still hold, and every result says plainly that it was a copy and why.
-/// </summary>
+/// <summary>For a platform we cannot clone on: File.Copy beside the destination, then the atomic rename.</summary>
 internal sealed class CopyOnlyEngine : ICloneEngine
 {
     private readonly string _platform;

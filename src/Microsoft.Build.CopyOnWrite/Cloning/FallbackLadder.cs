@@ -7,20 +7,9 @@ using System.Threading;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// The one rule that keeps "no build that passes with MSBuild's own Copy fails with ours" true for errors nobody
-/// foresaw: when the engine fails for a file with anything at all (an error code it does not know, an exception type
-/// it does not expect, a native entry point that is missing), the file goes down a ladder of plainer ways, each
-/// keeping the strongest guarantee still possible, and fails only where the stock task's own way fails too.
+/// Whatever the engine throws for a file, the file goes down plainer rungs (File.Copy beside it and renamed, then the
+/// stock task's delete-and-copy), so it fails only where the stock task fails too: docs/guarantees.md.
 /// </summary>
-/// <remarks>
-/// The rungs: the engine; .NET's File.Copy (the stock task's call, with its own fallbacks) into a new file beside the
-/// destination, renamed over it; where none can be made or renamed, the stock task's way (delete, then copy; in place
-/// only into a regular file with one name, never through a link). What fails at the last rung fails with File.Copy's
-/// exception, so the stock task's codes and retries follow; a full volume never goes below the second rung (deleting
-/// the old destination would lose it). After <see cref="FaultsBeforeSkipping"/> faults close together on one pair of
-/// volumes (<see cref="CloneCapabilityCache.RecentFaults"/>) the engine is skipped there: a burst of transient errors
-/// must not turn cloning off for a long-lived node. docs/guarantees.md says what this proves and which tests hold it.
-/// </remarks>
 internal sealed class FallbackLadder : ICloneEngine
 {
     internal const int FaultsBeforeSkipping = 3;
@@ -30,11 +19,7 @@ internal sealed class FallbackLadder : ICloneEngine
     private readonly CloneCapabilityCache _memory;
     private volatile bool _anyFault;
 
-    /// <param name="clock">
-    /// Where faults are counted, and whose lifetime and clock decide when they are forgotten: the engine's refusal
-    /// cache, so that one key and one notion of "a while" hold for everything this process remembers about a pair of
-    /// volumes (tests pass their own clock).
-    /// </param>
+    /// <param name="clock">The engine's refusal cache: it counts the faults, and its clock forgets them.</param>
     public FallbackLadder(ICloneEngine engine, IPlainFiles files, CloneCapabilityCache? clock = null)
     {
         _engine = engine;
@@ -77,11 +62,7 @@ internal sealed class FallbackLadder : ICloneEngine
         return result;
     }
 
-    /// <summary>
-    /// Everything but cancellation (the engine left nothing behind, and the build is ending), the engine's one verdict
-    /// on a source (a FIFO or device, which the stock task's way would read forever), and the runtime's own distress,
-    /// after which no rung can be trusted to run.
-    /// </summary>
+    /// <summary>All but cancellation, the verdict on a FIFO or device source, and the runtime's own distress.</summary>
     private static bool IsFault(Exception e) => e is not (OperationCanceledException or NotARegularFileException or OutOfMemoryException or ThreadAbortException);
 
     private CloneResult BelowTheEngine(string sourcePath, string destinationPath, EngineFault fault, CancellationToken cancellationToken)
@@ -95,8 +76,8 @@ internal sealed class FallbackLadder : ICloneEngine
         }
         catch (Exception e) when (IsFault(e))
         {
-            // Which step failed decides: where a new file can be made beside the destination, it was the content, which
-            // the stock task's copy writes the same way and would fail on too, so the old destination stays whole.
+            // Where a new file can be made here, the content failed, as the stock task's copy would; then, and on a
+            // full volume, the old destination stays whole: deleting it for the last rung would only lose it.
             bool folderTakesNewFiles = _files.Exists(temporaryPath) || _files.CanCreate(temporaryPath);
             _files.DeleteQuietly(temporaryPath);
             if (IsVolumeFull(e) || folderTakesNewFiles)
@@ -165,10 +146,8 @@ internal sealed class FallbackLadder : ICloneEngine
     }
 
     /// <summary>
-    /// Another process holds the destination (Windows' sharing and lock violations): not a fault but contention, which
-    /// the task retries as the stock task retries it, each attempt atomic. Below the engine, a holder that lets go
-    /// between two rungs would see the last rung write in place while another reader opens the file, which a retry
-    /// never does (found by the self-test's four writers and a reader, and the parity suite's ConcurrentWriters).
+    /// Another process holds the destination (Windows' sharing and lock violations): contention the task retries, each
+    /// attempt atomic, where the ladder's last rung could write in place under a reader once the holder lets go.
     /// </summary>
     internal static bool IsContention(Exception e)
     {

@@ -3,25 +3,13 @@ using System.Threading;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// Puts a file's content at a destination path, cloning (copy-on-write) where the file system can and
-/// copying the bytes where it cannot, and says which it did. One implementation per operating system.
+/// Clones a file where the file system can, else copies it, and says which; the result is File.Copy's (bytes, times,
+/// mode, owner-writable), made beside the destination and renamed over it: never partial, never through a link.
 /// </summary>
-/// <remarks>
-/// Every implementation leaves the destination as the stock Copy task does on that OS: File.Copy's bytes,
-/// last-write and last-access times and permission bits, made writable by its owner when the source was
-/// read-only. And it writes it atomically: the content is made in a temporary file
-/// beside the destination and renamed over it, so no reader, crash or full disk ever sees a partial
-/// destination, and an existing destination that is a link is replaced, never written through.
-/// </remarks>
 internal interface ICloneEngine
 {
     /// <summary>Clones or copies <paramref name="sourcePath"/> to <paramref name="destinationPath"/> (both full paths).</summary>
-    /// <param name="destination">
-    /// What the caller found at the destination just before, without following links (the task stats it for its own
-    /// checks): <see cref="EntryKind.Missing"/>, <see cref="EntryKind.RegularFile"/>, or Unknown. A hint that lets an
-    /// engine skip calls bound to fail, never a promise: it may have changed since, and every engine stays right
-    /// (atomic, never through a link) whatever is there.
-    /// </param>
+    /// <param name="destination">What the caller just found there, links not followed: a hint, never a promise.</param>
     /// <exception cref="System.IO.IOException">A real failure (missing source, full disk, I/O error...).</exception>
     /// <exception cref="System.UnauthorizedAccessException">Access denied.</exception>
     /// <exception cref="System.OperationCanceledException">Cancelled; nothing was left behind.</exception>
@@ -34,7 +22,7 @@ internal enum CloneMethod
     /// <summary>The destination shares the source's extents: no data was written.</summary>
     Cloned,
 
-    /// <summary>The bytes were copied; <see cref="CloneResult.FallbackReason"/> says why not cloned.</summary>
+    /// <summary>The bytes were copied; <see cref="CloneResult.Reason"/> says why not cloned.</summary>
     Copied,
 }
 
@@ -54,10 +42,7 @@ internal enum FallbackReason
     NotARegularFile,
     /// <summary>This operating system or processor has no clone support in this engine.</summary>
     PlatformCannotClone,
-    /// <summary>
-    /// Our engine failed for this file with an error nobody foresaw, and the stock task's plainer way copied it
-    /// (<see cref="FallbackLadder"/>); the detail names the step and the error.
-    /// </summary>
+    /// <summary>Our engine failed, and the <see cref="FallbackLadder"/> copied the file; the detail says how.</summary>
     EngineFailed,
 }
 
@@ -82,10 +67,7 @@ internal readonly struct CloneResult
     /// <summary>Extra words for the log, e.g. the file system's name or the refusing error.</summary>
     public string? Detail { get; }
 
-    /// <summary>
-    /// The destination was written in place, not replaced: another process held it open so that no rename could
-    /// replace it (Windows), and the stock task would have written into it too.
-    /// </summary>
+    /// <summary>Written in place, as the stock task writes it, where nothing could be renamed over it.</summary>
     public bool WrittenInPlace { get; }
 
     public static CloneResult Cloned(long bytes, bool writtenInPlace = false) => new(CloneMethod.Cloned, FallbackReason.None, bytes, null, writtenInPlace);

@@ -5,11 +5,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>
-/// The plain file operations under the engine that <see cref="FallbackLadder"/> falls back on: .NET's own, the ones
-/// the stock task makes, so that where they fail the stock task fails too. A seam, so the ladder's rules also run
-/// over the Windows and macOS fakes.
-/// </summary>
+/// <summary>The <see cref="FallbackLadder"/>'s plain file calls, the stock task's own; a seam for fakes.</summary>
 internal interface IPlainFiles
 {
     /// <summary>File.Copy: content, permission bits and times, as the stock task's copy gets them.</summary>
@@ -30,10 +26,7 @@ internal interface IPlainFiles
     /// <summary>Throws what opening the source for reading throws, if it does.</summary>
     void ThrowIfUnreadable(string sourcePath);
 
-    /// <summary>
-    /// Throws <see cref="NotARegularFileException"/> for a source that reading may never end (a FIFO, a device), as the
-    /// engine refuses it, without blocking; where the OS has no such check, nothing.
-    /// </summary>
+    /// <summary>Throws <see cref="NotARegularFileException"/> for a FIFO or device, where the OS can tell.</summary>
     void ThrowIfNotRegularFile(string sourcePath);
 
     /// <summary>The stock task's rule: a copy of a read-only source is writable by its owner.</summary>
@@ -45,10 +38,7 @@ internal interface IPlainFiles
     /// <summary>A hidden new name beside <paramref name="destinationPath"/>, in its folder (<see cref="AtomicFile.TemporaryPathBeside"/>).</summary>
     string TemporaryPathBeside(string destinationPath);
 
-    /// <summary>
-    /// The volumes a copy from <paramref name="sourcePath"/> to <paramref name="destinationPath"/> goes between, keyed as
-    /// the engine's refusal cache keys them, so that what the ladder and the engine remember is about one pair.
-    /// </summary>
+    /// <summary>The volumes this copy goes between, keyed as the engine's refusal cache keys them.</summary>
     VolumePair VolumesOf(string sourcePath, string destinationPath);
 }
 

@@ -6,11 +6,7 @@ using System.Text;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>
-/// Writes a file by making it under a temporary name in the destination's own folder and renaming it over
-/// the destination in one step. A rename replaces the directory entry: it never writes through a hard link
-/// or symlink, and readers see either the old file or the complete new one.
-/// </summary>
+/// <summary>Writes a file beside the destination and renames it over: never through a link, never half-seen.</summary>
 internal static partial class AtomicFile
 {
     /// <summary>Leading dot: hidden on Unix, and globs like *.dll in users' targets do not pick it up.</summary>
@@ -26,10 +22,7 @@ internal static partial class AtomicFile
     public static string TemporaryPathBeside(string destinationPath)
         => Path.Combine(Path.GetDirectoryName(destinationPath) ?? string.Empty, TemporaryNameFor(Path.GetFileName(destinationPath)));
 
-    /// <summary>
-    /// ".{name}.{12 hex}.cow-tmp", with the name shortened (at a character boundary) so the whole stays within 255
-    /// bytes of UTF-8 even for long multi-byte names that are themselves valid (and so within NTFS's 255 UTF-16 units).
-    /// </summary>
+    /// <summary>".{name}.{12 hex}.cow-tmp", the name cut at a character boundary to stay within 255 bytes.</summary>
     public static string TemporaryNameFor(string name)
     {
         int budget = MaxNameBytes - (TemporaryPrefix.Length + 1 + RandomHexLength + TemporarySuffix.Length);
@@ -51,11 +44,7 @@ internal static partial class AtomicFile
         return TemporaryPrefix + name.Substring(0, kept) + "." + RandomHex() + TemporarySuffix;
     }
 
-    /// <summary>
-    /// Makes a file under a temporary name beside <paramref name="destinationPath"/> with
-    /// <paramref name="write"/>, then renames it over the destination; if anything fails, the temporary file
-    /// is deleted and the destination is left as it was.
-    /// </summary>
+    /// <summary>Writes with <paramref name="write"/> beside the destination and renames; deleted on failure.</summary>
     public static T WriteBeside<T>(string destinationPath, Func<string, T> write)
     {
         string temporaryPath = TemporaryPathBeside(destinationPath);
@@ -124,10 +113,7 @@ internal static partial class AtomicFile
         }
     }
 
-    /// <summary>
-    /// Uniqueness, not secrecy: the temporary file is created with O_EXCL / CREATE_NEW, so a clash fails
-    /// instead of sharing a file. A seeded generator costs nothing per file; a system RNG call does.
-    /// </summary>
+    /// <summary>Uniqueness, not secrecy (O_EXCL and CREATE_NEW make a clash fail): a cheap seeded generator.</summary>
     private static string RandomHex()
     {
 #if NET
@@ -144,9 +130,8 @@ internal static partial class AtomicFile
     }
 
 #if NET
-    // Source-generated marshalling, so the precompiled image holds it: a [DllImport] with string parameters has its
-    // marshalling stub compiled by the JIT on the first rename in every MSBuild node (measured: the one method of our
-    // own the JIT compiled in a node's first Copy).
+    // Source-generated marshalling, so the precompiled image holds it: a [DllImport] taking strings needs a stub that
+    // the JIT compiles on every node's first rename (docs/precompiled-task.md).
     [LibraryImport("libc", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int rename(string oldPath, string newPath);
 #else

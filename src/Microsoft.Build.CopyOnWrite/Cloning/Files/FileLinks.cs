@@ -37,10 +37,7 @@ internal static class FileLinks
         }
     }
 
-    /// <summary>
-    /// Whether two paths reach one file (same device and inode, following symbolic links): a hard link or a
-    /// symbolic link to the source. Linux only (statx has one layout everywhere); elsewhere false.
-    /// </summary>
+    /// <summary>Whether two paths reach one file (device and inode, links followed); Linux only, else false.</summary>
     public static unsafe bool AreSameFile(string first, string second)
     {
         if (!RuntimeInformation.IsOSPlatform(OSPlatform.Linux))
@@ -110,12 +107,6 @@ internal static class FileLinks
     /// <summary>SYMBOLIC_LINK_FLAG_ALLOW_UNPRIVILEGED_CREATE: Developer Mode's links without elevation (Windows 10 1703 on).</summary>
     internal const int AllowUnprivilegedCreate = 0x2;
 
-    /// <summary>
-    /// The flags to call CreateSymbolicLinkW with again after it failed with <paramref name="error"/>, or null to report
-    /// the error. Windows before build 14972 (8.1, Server 2016) does not know the unprivileged flag and says
-    /// ERROR_INVALID_PARAMETER: without it, an elevated process still gets its link. Once only: 87 without the flag
-    /// is a real answer.
-    /// </summary>
     /// <summary>Calls <paramref name="create"/> (flags to a Win32 error, 0 for made) as <see cref="SymbolicLinkFlagsForRetry"/> says; the last error.</summary>
     internal static int CreateSymbolicLinkWithRetry(Func<int, int> create)
     {
@@ -129,25 +120,23 @@ internal static class FileLinks
         return error;
     }
 
+    /// <summary>
+    /// The flags to retry CreateSymbolicLinkW with after <paramref name="error"/>, or null. Windows before build 14972
+    /// rejects the unprivileged flag (87, ERROR_INVALID_PARAMETER); without it an elevated process still gets its link.
+    /// </summary>
     internal static int? SymbolicLinkFlagsForRetry(int flags, int error)
     {
         const int ErrorInvalidParameter = 87;
         return error == ErrorInvalidParameter && (flags & AllowUnprivilegedCreate) != 0 ? flags & ~AllowUnprivilegedCreate : null;
     }
 
-    /// <summary>
-    /// Throws what opening the existing file for writing throws (File.Copy over it would), e.g. access denied
-    /// for an immutable file; returns when it could be opened. Nothing is written.
-    /// </summary>
+    /// <summary>Throws what File.Copy over the file would on opening it (e.g. access denied); writes nothing.</summary>
     public static void ThrowIfNotWritable(string path, bool create)
     {
         using var probe = new FileStream(path, create ? FileMode.OpenOrCreate : FileMode.Open, FileAccess.Write, FileShare.ReadWrite | FileShare.Delete);
     }
 
-    /// <summary>
-    /// The clone engine writes a temporary file beside the destination; its errors name that file. The stock
-    /// task's name the destination: rewrite the message, keeping the exception's type and inner exception.
-    /// </summary>
+    /// <summary>Rewrites our error to name the destination, as the stock task's does, not our temporary file.</summary>
     public static Exception WithDestinationPath(Exception e, string destinationPath)
     {
         string folder = Path.GetDirectoryName(destinationPath) ?? string.Empty;
@@ -200,10 +189,7 @@ internal static class FileLinks
 #endif
 }
 
-/// <summary>
-/// A link call of the C library that failed (link, symlink; rename in the .NET Framework build off Windows): which call
-/// and its errno, the two facts the stock task's message for it gives (the task words them in MSBuild's text).
-/// </summary>
+/// <summary>A failed libc link call (link, symlink, net472's rename): the call and errno, for the stock text.</summary>
 internal sealed class LinkCallException : IOException
 {
     public LinkCallException(string call, int errno)

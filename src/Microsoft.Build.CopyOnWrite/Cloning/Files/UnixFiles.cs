@@ -7,30 +7,20 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>
-/// Linux file identity and file type: is a destination the source's own directory entry under another
-/// spelling, and is a source something that can be read to its end without blocking. Elsewhere the answers
-/// are "no" and "yes", which change nothing.
-/// </summary>
+/// <summary>Linux file identity and type probes; elsewhere their answers ("no", "yes") change nothing.</summary>
 internal static class UnixFiles
 {
     /// <summary>
-    /// True when writing <paramref name="destinationPath"/> would replace the directory entry that
-    /// <paramref name="sourcePath"/> reads, that is the source itself: through a symlinked folder, a bind
-    /// mount, /proc/self/root or a source symlink that points at the destination. Copying onto it must
-    /// do nothing, as for identical paths. A destination that is a symlink or another hard link of the
-    /// source is a different entry: replacing it leaves the source alone, as the stock task does.
+    /// True when the destination is the source's own entry reached another way (a symlinked folder, a bind mount, a
+    /// source symlink): copying onto it must do nothing. A symlink or another hard link there is a different entry.
     /// </summary>
     public static bool AreOneDirectoryEntry(string sourcePath, string destinationPath)
         => AreOneDirectoryEntry(sourcePath, destinationPath, EntryKind.Unknown, default, out _);
 
     /// <summary>
-    /// <see cref="AreOneDirectoryEntry(string, string)"/>, using what a <see cref="Probe(string, bool, out EntryIdentity)"/> of
-    /// the destination without following links already found: a regular file there is no link, so following links
-    /// would find the same file, and neither is asked again. <paramref name="source"/> says what the source (links
-    /// followed) was found to be, for the caller's checks: <see cref="EntryKind.RegularFile"/> or Unknown.
+    /// <see cref="AreOneDirectoryEntry(string, string)"/>, reusing a no-follow probe: a regular file there is no link,
+    /// so it is not asked again. <paramref name="source"/>: what the source proved to be, RegularFile or Unknown.
     /// </summary>
-    /// <remarks>Over an existing destination this is one statx (the source's) instead of three (strace, #42).</remarks>
     public static bool AreOneDirectoryEntry(string sourcePath, string destinationPath, EntryKind destinationEntryKind, in EntryIdentity destinationEntry, out EntryKind source)
     {
         source = EntryKind.Unknown;
@@ -85,16 +75,9 @@ internal static class UnixFiles
     }
 
     /// <summary>
-    /// What one stat call says of a path, where that settles the task's checks by itself: a destination that does not
-    /// exist (ENOENT from lstat: no file, folder or link of that name) or a source that is a regular file (stat,
-    /// following links). <see cref="EntryKind.Unknown"/> for everything else and off Linux: the caller then asks .NET
-    /// as before, which keeps the stock task's checks, their order and their exceptions for every unusual case.
+    /// One stat's answer where it settles the task's checks: nothing at the path (ENOENT) or a regular file. Otherwise,
+    /// and off Linux, <see cref="EntryKind.Unknown"/>: the caller asks .NET, as the stock task does.
     /// </summary>
-    /// <remarks>
-    /// Measured on Linux (strace, fresh process): a new file took five path lookups before the clone
-    /// (Directory.Exists and FileInfo of the destination, Directory.Exists and File.Exists of the source, and the
-    /// same-entry check); with this, two.
-    /// </remarks>
     public static EntryKind Probe(string path, bool followLinks) => Probe(path, followLinks, out _);
 
     /// <summary><see cref="Probe(string, bool)"/>, and which file it found (zeros where it found none or off Linux).</summary>
@@ -122,10 +105,8 @@ internal static class UnixFiles
 
 #if NET
     /// <summary>
-    /// Opens a copy source for reading without ever blocking, and only if it is a regular file (or the
-    /// null device, which reads as empty, as File.Copy copies it). A FIFO opened for reading blocks until
-    /// a writer comes, possibly forever, and a device such as /dev/zero never ends: O_NONBLOCK makes the
-    /// open return at once, and the type of what was opened decides. Returns what statx said of it.
+    /// Opens a source only if it is a regular file (or /dev/null, empty as in File.Copy), with O_NONBLOCK: opening a
+    /// FIFO blocks until a writer comes, maybe forever, and /dev/zero never ends. Returns what statx said of it.
     /// </summary>
     /// <exception cref="NotSupportedException">Not a regular file; retrying will not change that.</exception>
     public static SafeFileHandle OpenSourceForReading(string path, out LinuxNative.FileStatus status)
@@ -173,10 +154,7 @@ internal static class UnixFiles
         return fd >= 0 ? new SafeFileHandle((IntPtr)fd, ownsHandle: true) : null;
     }
 
-    /// <summary>
-    /// Clears O_NONBLOCK, for a source that said EAGAIN (a pseudo file with nothing to give yet): File.Copy
-    /// reads it blocking, so the copy waits as File.Copy would. Regular files ignore the flag, so this is rare.
-    /// </summary>
+    /// <summary>Clears O_NONBLOCK for a source that said EAGAIN: read blocking, as File.Copy reads it.</summary>
     public static void MakeBlocking(SafeFileHandle handle, string pathForErrors)
     {
         const int GetFlags = 3; // F_GETFL
@@ -214,11 +192,7 @@ internal static class UnixFiles
 #endif
 }
 
-/// <summary>
-/// A source the engine will not read because reading it may block forever or never end (a FIFO, a device): a verdict
-/// on the source, not a fault of the engine, so <see cref="FallbackLadder"/> passes it on instead of reading it the
-/// stock task's way (which hangs, or fills the disk).
-/// </summary>
+/// <summary>A FIFO or device source: not an engine fault, so the <see cref="FallbackLadder"/> passes it on.</summary>
 internal sealed class NotARegularFileException : NotSupportedException
 {
     public NotARegularFileException(string message)
@@ -227,11 +201,7 @@ internal sealed class NotARegularFileException : NotSupportedException
     }
 }
 
-/// <summary>
-/// See <see cref="UnixFiles.Probe(string, bool)"/>. Also what the task tells the engine of a destination it has just
-/// looked at (<see cref="ICloneEngine.CloneOrCopy"/>): a hint that orders the engine's attempts, never a promise, since
-/// the destination may change in between.
-/// </summary>
+/// <summary><see cref="UnixFiles.Probe(string, bool)"/>'s answer; to the engine a hint, never a promise.</summary>
 internal enum EntryKind
 {
     Unknown,

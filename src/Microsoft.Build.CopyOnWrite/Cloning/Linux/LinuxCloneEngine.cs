@@ -8,14 +8,7 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>
-/// Linux: ioctl(FICLONE) into a new file with no name yet (or a hidden temporary one), else an in-kernel byte
-/// copy: copy_file_range first, as File.Copy, where no clone can happen between the volumes (another file system, one
-/// that cannot clone), so a network file system copies on its server; else sendfile, which never clones, so "copied"
-/// is always true; then read/write for what neither can read. Then File.Copy's metadata (times to the
-/// nanosecond, permission bits), then the destination's name in one step: linkat for a new destination, an
-/// atomic rename over an existing one. (A new destination of an empty source is created at its name directly.)
-/// </summary>
+/// <summary>Linux: FICLONE, else copy_file_range, sendfile or read/write, into a new file named in one step.</summary>
 internal sealed class LinuxCloneEngine : ICloneEngine
 {
     private const int CopyChunkBytes = 64 << 20; // between cancellation checks
@@ -70,15 +63,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// The new file is made without a name (O_TMPFILE) in the destination's folder and gets the destination's
-    /// name only when complete (linkat): one directory operation instead of a temporary name and a rename, and
-    /// a crash or kill leaves nothing behind. An existing destination is replaced by naming the file beside it
-    /// and renaming it over, as the named path does. Null when the file system has no unnamed files, or this
-    /// system cannot name them (no /proc): the caller then uses a named temporary file. Where the task found a regular
-    /// file at the destination just before (<paramref name="destination"/>), the calls that would only be refused for a
-    /// taken name are not made: the empty file created at its name, and the link at the destination's name (EEXIST,
-    /// every incremental build's files); the file is named beside it and renamed over it at once. Anything the hint
-    /// gets wrong (the destination went away meanwhile) only costs that: a rename onto a free name is as atomic.
+    /// Makes the file unnamed (O_TMPFILE) and names it when complete (linkat), so a kill leaves nothing; null where
+    /// that cannot be (no /proc). A taken name (or one <paramref name="destination"/> says is) gets a rename over it.
     /// </summary>
     private CloneResult? TryCloneOrCopyIntoUnnamedFile(int unnamedFileFlag, string sourcePath, string destinationPath, EntryKind destination, CancellationToken cancellationToken)
     {
@@ -129,10 +115,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// An empty source leaves no content for a reader to see half of, so a new destination is created at its name
-    /// at once (O_EXCL: never through an existing file or link) and given File.Copy's metadata: on XFS that costs
-    /// less than an unnamed file and a link. Null, for the unnamed-file path, when the destination exists (it is
-    /// replaced there, never opened) or the source has content after all (a pseudo file that says size 0).
+    /// An empty source has no content to see half of, so a new destination is created at its name (O_EXCL: never
+    /// through a link). Null when the destination exists or the source has content after all (a pseudo file of size 0).
     /// </summary>
     private static unsafe CloneResult? TryCreateEmptyAtItsName(SafeFileHandle source, in LinuxNative.FileStatus status, string sourcePath, string destinationPath)
     {
@@ -163,11 +147,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         return CloneResult.Copied(0, FallbackReason.EmptyFile, null);
     }
 
-    /// <summary>
-    /// Gives the unnamed file <paramref name="fd"/> the name <paramref name="path"/>; 0 or the errno. Straight from
-    /// the descriptor (linkat AT_EMPTY_PATH: Linux 6.10+ lets the file's opener do it) where the kernel allows it,
-    /// else through its /proc/self/fd link, which costs a walk through /proc and a ptrace access check per file.
-    /// </summary>
+    /// <summary>Names the unnamed file; 0 or the errno. linkat by descriptor where allowed, else via /proc.</summary>
     private int Name(int fd, string path)
     {
         const int EPERM = 1, ENOENT = 2, EINVAL = 22, ENOSYS = 38;
@@ -206,11 +186,9 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// File.Copy's metadata: permission bits, and both times as the source has them after its data was read
-    /// (reading may move the access time; File.Copy carries the moved one over; a clone reads nothing). Plus the
-    /// stock task's rule that a read-only source gives a destination its owner can write.
+    /// File.Copy's metadata: permission bits, and both times as the source has them after being read (reading may move
+    /// the access time; File.Copy carries it over), plus the stock task's rule that the owner can write the copy.
     /// </summary>
-    /// <remarks>Called by each caller of <see cref="CloneOrCopyContent"/>, not by it: one frame fewer above the clone call.</remarks>
     private static void SetFileCopyMetadata(SafeFileHandle destination, SafeFileHandle source, in LinuxNative.FileStatus status, bool sourceWasRead, string sourcePath, string pathForErrors)
     {
         int destinationFd = (int)destination.DangerousGetHandle();
@@ -302,9 +280,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
 
         return Copied(reason, detail, reason is FallbackReason.DifferentVolumes or FallbackReason.FileSystemCannotClone ? volumes : null);
 
-        // copyInKernelBetween: the volumes, where the kernel may copy in its own way (copy_file_range), because no clone
-        // can happen between them. Elsewhere (this file refused, interrupted, or no clone call for this processor) a
-        // copy_file_range could share extents where the file system clones (XFS, btrfs), and "copied" would be untrue.
+        // copyInKernelBetween: volumes between which no clone can happen. Elsewhere copy_file_range could share extents
+        // where the file system clones (XFS, btrfs), and "copied" would be untrue.
         CloneResult Copied(FallbackReason why, string? detail, VolumePair? copyInKernelBetween = null)
         {
             long copied = 0;
@@ -323,15 +300,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// copy_file_range from the files' own offsets up to <paramref name="size"/>: the kernel's own copy, which a network
-    /// file system turns into a copy on the server (NFS 4.2, SMB3) and a local one into an in-kernel copy, as File.Copy
-    /// tries it before sendfile. Returns the bytes copied, in as many calls as the kernel needs (a call may copy less
-    /// than asked); the caller goes on from there with sendfile and read/write, from the offsets this leaves, when the
-    /// kernel copies nothing more (0: the file is shorter than its size said) or fails. Every failure falls back, as
-    /// File.Copy's does (a real one meets the plainer call again and is reported there); <paramref name="refused"/>
-    /// says the kernel cannot copy between these files at all (EXDEV between two local file systems since Linux 5.19,
-    /// EOPNOTSUPP, ENOSYS, EINVAL, EBADF, EPERM in a sandbox), worth remembering for the volume pair. An interrupted call
-    /// (EINTR) is tried again a few times in a row before falling back.
+    /// copy_file_range up to <paramref name="size"/> (the server copies on NFS 4.2, SMB3), tried first as in File.Copy;
+    /// the bytes copied. Failures fall back; <paramref name="refused"/>: it can never copy between these files.
     /// </summary>
     private static unsafe long CopyInKernel(int sourceFd, int destinationFd, long size, CancellationToken cancellationToken, out bool refused)
     {
@@ -375,10 +345,8 @@ internal sealed class LinuxCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// Copies the source from where <paramref name="alreadyCopied"/> left the offsets (after <see cref="CopyInKernel"/>):
-    /// in-kernel (sendfile) up to the size statx gave, as File.Copy does;
-    /// then, for a file whose size said nothing or did not add up (pseudo files: size 0, content on read),
-    /// with plain reads to its real end. A truly empty file costs one read that returns nothing.
+    /// Copies on from where <paramref name="alreadyCopied"/> left the offsets: sendfile up to the statx size, as
+    /// File.Copy, then reads to the real end, for pseudo files whose size is wrong (an empty file costs one read).
     /// </summary>
     private static long CopyBytes(SafeFileHandle source, int sourceFd, int destinationFd, long size, long alreadyCopied, string sourcePath, string temporaryPath, CancellationToken cancellationToken)
     {
@@ -432,11 +400,7 @@ internal sealed class LinuxCloneEngine : ICloneEngine
         return total + CopyBytesWithReadWrite(source, sourceFd, destinationFd, sourcePath, temporaryPath, cancellationToken);
     }
 
-    /// <summary>
-    /// read and write from the current offsets to the real end of file, with a pooled buffer (a new 64 KiB
-    /// array per file makes the GC map and unmap memory). The source was opened non-blocking; a regular
-    /// file ignores that, and a pseudo file that would block (EAGAIN) is made blocking, as File.Copy reads it.
-    /// </summary>
+    /// <summary>read/write to the real end, pooled buffer; a pseudo file that says EAGAIN is made blocking.</summary>
     private static unsafe long CopyBytesWithReadWrite(SafeFileHandle source, int sourceFd, int destinationFd, string sourcePath, string temporaryPath, CancellationToken cancellationToken)
     {
         byte[] buffer = ArrayPool<byte>.Shared.Rent(ReadWriteBufferBytes);

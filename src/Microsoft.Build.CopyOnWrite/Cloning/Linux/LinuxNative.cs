@@ -5,13 +5,10 @@ using System.Runtime.InteropServices;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>The few Linux system calls the engine needs, with layouts fixed by the kernel ABI.</summary>
-/// <remarks>
-/// futimens, pread and open are declared with 64-bit time_t and off_t, right only in a 64-bit process, so only the
-/// engine calls them and only a 64-bit process gets the engine (CloneEngines.Choose). What a 32-bit process still
-/// calls from here and the task (statx, rename, link, symlink) takes only ints, pointers and struct statx, which
-/// has one layout on every processor (explicit 64-bit fields), so those stay right at any width.
-/// </remarks>
+/// <summary>
+/// The Linux system calls the engine needs. futimens, pread and ftruncate take 64-bit time_t and off_t, so only 64-bit
+/// processes get the engine; statx, open and fcntl, which any process may call, take ints, pointers and struct statx.
+/// </summary>
 internal static unsafe partial class LinuxNative
 {
     private const string LibC = "libc";
@@ -36,11 +33,8 @@ internal static unsafe partial class LinuxNative
     public const int CloneAttempts = 4;
 
     /// <summary>
-    /// ioctl(FICLONE): <paramref name="destinationFd"/> shares <paramref name="sourceFd"/>'s extents. 0, or the errno.
-    /// The one place a clone is asked for on Linux (the engine, and the volume probe). A signal may interrupt it (EINTR:
-    /// a FUSE or network file system waiting on its server, the runtime's own signals), which says nothing of the file
-    /// or the volume: tried again, as File.Copy does, but <see cref="CloneAttempts"/> times in all, so an interrupt storm
-    /// ends in EINTR (the caller copies).
+    /// ioctl(FICLONE): <paramref name="destinationFd"/> shares <paramref name="sourceFd"/>'s extents; 0 or the errno.
+    /// EINTR (FUSE, a network file system, a signal) says nothing of the volume: <see cref="CloneAttempts"/> tries.
     /// </summary>
     public static int Clone(int destinationFd, int sourceFd, nuint ficlone)
     {
@@ -56,11 +50,7 @@ internal static unsafe partial class LinuxNative
     [LibraryImport(LibC, SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int statx(int dirfd, string path, int flags, uint mask, byte* buffer);
 
-    /// <summary>
-    /// Whether the C library has a statx symbol (glibc from 2.28, musl only from 1.2.5): without one, calling the
-    /// import throws EntryPointNotFoundException, on every file. Looked up once, where the imports resolve
-    /// (<see cref="LibcResolver"/>: the main program's global symbols). Settable so that tests run the fallback here.
-    /// </summary>
+    /// <summary>Whether the C library has statx (glibc 2.28+, musl 1.2.5+); tests set it to run the fallback.</summary>
     internal static bool HasStatx
     {
         get => StatxExport.Exists;
@@ -105,10 +95,7 @@ internal static unsafe partial class LinuxNative
     [LibraryImport(LibC, SetLastError = true)]
     public static partial nint copy_file_range(int inFd, long* inOffset, int outFd, long* outOffset, nuint count, uint flags);
 
-    /// <summary>
-    /// Whether the C library has copy_file_range (glibc from 2.27; musl from 1.1.20): without it the import would throw
-    /// EntryPointNotFoundException on every copy. Looked up once, on the first plain copy.
-    /// </summary>
+    /// <summary>Whether the C library has copy_file_range (glibc 2.27+, musl 1.1.20+); else calls throw.</summary>
     internal static bool HasCopyFileRange => CopyFileRangeExport.Exists;
 
     private static class CopyFileRangeExport
@@ -213,9 +200,8 @@ internal static unsafe partial class LinuxNative
     private const uint StatxBasicStats = 0x7FF;
 
     /// <summary>
-    /// statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat. Without
-    /// statx in the C library every stat fails with ENOSYS: the task's shortcuts then answer "unknown" and ask .NET,
-    /// and <see cref="CloneEngines.Choose"/> gives the plain engine, which never stats through here.
+    /// statx(fd, "", AT_EMPTY_PATH): struct statx has one layout on every architecture, unlike struct stat. Without it
+    /// every stat fails with ENOSYS: the task asks .NET instead, and <see cref="CloneEngines.Choose"/> copies.
     /// </summary>
     public static FileStatus Stat(int fd, string pathForErrors)
         => TryStat(fd, out FileStatus status) ? status : throw UnixErrors.ToException(Marshal.GetLastPInvokeError(), pathForErrors);
@@ -265,12 +251,7 @@ internal static unsafe partial class LinuxNative
         minor = ((uint)device & 0xFFu) | ((uint)(device >> 12) & ~0xFFu);
     }
 
-    /// <summary>
-    /// statfs f_type and f_fsid: which kind of file system holds the file, and which instance of it. One call names
-    /// the destination's file system for the cache key and for messages; 0s when the call fails or the layout is
-    /// unknown (the clone attempt then decides). Out parameters, not a tuple: ValueTuple&lt;long, ulong&gt; is
-    /// framework code the JIT would compile on a node's first refused clone.
-    /// </summary>
+    /// <summary>statfs f_type and f_fsid, 0s if unknown; out parameters, as a tuple would be JIT-compiled.</summary>
     public static void FileSystem(int fd, StatfsLayout? layout, out long type, out ulong id)
     {
         byte* buffer = stackalloc byte[StatfsBufferBytes];
@@ -295,9 +276,8 @@ internal static unsafe partial class LinuxNative
     }
 
     /// <summary>
-    /// Where struct statfs keeps f_type and f_fsid. 64-bit Linux has a word-sized f_type and f_fsid at 56, except
-    /// s390x, whose kernel and glibc headers give it a 4-byte f_type and a 4-byte f_bsize, so f_fsid is at 48
-    /// (and the machine is big-endian: 8 bytes at 0 would be f_type &lt;&lt; 32 | f_bsize). Null where not checked.
+    /// Where struct statfs keeps f_type and f_fsid: a word at 0 and 56, but s390x has 4-byte f_type and f_bsize, so
+    /// f_fsid at 48 (big-endian: 8 bytes at 0 would be f_type &lt;&lt; 32 | f_bsize). Null where not checked.
     /// </summary>
     public static StatfsLayout? StatfsLayoutFor(Architecture architecture) => architecture.ToString() switch
     {

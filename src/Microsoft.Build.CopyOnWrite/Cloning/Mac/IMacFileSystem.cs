@@ -4,10 +4,8 @@ using System;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// The macOS system calls the macOS engine makes, one member per call, answering with the errno (0: success);
-/// opening, reading and writing throw what .NET's FileStream throws, which is what File.Copy would throw.
-/// As for Windows (<see cref="IWindowsFileSystem"/>): the engine's rules sit above this line and run, and are
-/// tested, on any OS; <see cref="MacNative"/> is libSystem under it.
+/// The system calls of the macOS engine, each answering with its errno (0: success; open, read and write throw as
+/// File.Copy's FileStream would), so the engine's rules are tested on any OS; <see cref="MacNative"/> is the real one.
 /// </summary>
 internal interface IMacFileSystem
 {

@@ -7,17 +7,9 @@ using System.Threading;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// macOS: clonefile (by descriptor) to a temporary file beside the destination, which brings data, mode, times,
-/// extended attributes and (CLONE_ACL) the ACL with it; else a byte copy followed by fcopyfile's metadata (mode,
-/// flags, times, extended attributes such as com.apple.quarantine, ACL), as File.Copy's own fallback keeps them;
-/// then the stock task's owner-writable rule and an atomic rename over the destination. Every system call goes
-/// through <see cref="IMacFileSystem"/>, so this class runs, and is tested, on any OS.
+/// macOS: fclonefileat beside the destination, else read/write (never fcopyfile's data or File.Copy, which may clone,
+/// and "copied" must be true) and fcopyfile's metadata; then owner-writable and a rename over the destination.
 /// </summary>
-/// <remarks>
-/// As .NET's File.Copy does, any clonefile error is a reason to copy, except real I/O and space errors (and EEXIST,
-/// a clash of temporary names: retried). The data is copied with read/write, never fcopyfile(COPYFILE_DATA) or
-/// File.Copy: those may clone by themselves, and a result that says "copied" must be true.
-/// </remarks>
 internal sealed class MacCloneEngine : ICloneEngine
 {
     /// <summary>CLONE_NOOWNERCOPY: the clone belongs to whoever builds, as a copy would.</summary>
@@ -179,7 +171,6 @@ internal static class MacCloneDecisions
     }
 
     /// <summary>Why to copy after clonefile failed with <paramref name="errno"/>; null: a real failure to report.</summary>
-    /// <remarks>Errors no table lists (EDEADLK for a file not downloaded yet, ENOMEM...) are this file's refusal, as File.Copy treats them.</remarks>
     /// <param name="fileSystemName">The destination's f_fstypename, for "hfs cannot clone"; null if unknown.</param>
     /// <param name="errorText">strerror(errno), the reason given when the file system refused this one file.</param>
     public static FallbackReason? FallbackForCloneError(int errno, string? fileSystemName, string errorText, out string? detail)

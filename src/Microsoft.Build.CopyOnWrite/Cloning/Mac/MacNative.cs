@@ -9,9 +9,8 @@ using System.Text;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// <see cref="IMacFileSystem"/> on libSystem. struct stat and struct statfs are read in their 64-bit inode layouts,
-/// the only ones arm64 has. On x86-64 the plain stat/fstat/statfs symbols keep the old 32-bit-inode layouts for old
-/// binaries, and the SDK headers bind those names to the "$INODE64" symbols.
+/// <see cref="IMacFileSystem"/> on libSystem, reading struct stat and statfs in their 64-bit-inode layouts: arm64's
+/// only ones, which x86-64 has only under the "$INODE64" symbols (its plain names keep the old 32-bit-inode layouts).
 /// </summary>
 [SupportedOSPlatform("macos")]
 internal sealed unsafe partial class MacNative : IMacFileSystem
@@ -125,10 +124,7 @@ internal sealed unsafe partial class MacNative : IMacFileSystem
     private static partial int UnlinkFile(string path);
 }
 
-/// <summary>
-/// Field offsets of macOS's 64-bit-inode struct stat (144 bytes) and struct statfs (2168 bytes), the same on
-/// x86-64 and arm64, from Apple's __DARWIN_STRUCT_STAT64 and __DARWIN_STRUCT_STATFS64. Pure, so tested anywhere.
-/// </summary>
+/// <summary>Offsets in __DARWIN_STRUCT_STAT64 and __DARWIN_STRUCT_STATFS64, alike on x86-64 and arm64.</summary>
 internal static class MacStructLayouts
 {
     public const int StatBytes = 144;

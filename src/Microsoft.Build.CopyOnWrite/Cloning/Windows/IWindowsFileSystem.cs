@@ -3,13 +3,7 @@ using System.Threading;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>
-/// The Windows system calls the Windows engine makes, one member per call, each answering with the Win32 error
-/// (0: success) instead of throwing. The engine's decisions, step order and error handling sit above this line
-/// and run anywhere; <see cref="WindowsNative"/> is the real kernel32 under it, and the tests' fake volume models
-/// the documented rules of ReFS, Dev Drive and NTFS under it on Linux.
-/// </summary>
-/// <remarks>Paths are full Windows paths as the user wrote them; the native layer adds \\?\ where a path is long.</remarks>
+/// <summary>The Windows engine's system calls, each answering its Win32 error, so its rules run on any OS.</summary>
 internal interface IWindowsFileSystem
 {
     /// <summary>CreateFileW (<paramref name="options"/>: its FILE_FLAG_* bits).</summary>
@@ -48,27 +42,19 @@ internal interface IWindowsFileSystem
     /// <summary>SetFileInformationByHandle(FileBasicInfo): a 0 time leaves that time as it is.</summary>
     int SetBasicInfo(WindowsFile file, long creationTime, long lastAccessTime, long lastWriteTime, uint attributes);
 
-    /// <summary>
-    /// FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT (one call per 64 extents): how many of the file's clusters are
-    /// allocated and shared with another file (reference count above 1). Metadata only: no data is read.
-    /// </summary>
+    /// <summary>FSCTL_GET_RETRIEVAL_POINTERS_AND_REFCOUNT, metadata only: allocated clusters also shared.</summary>
     int CountSharedClusters(WindowsFile file, out long sharedClusters);
 
     /// <summary>
-    /// CopyFileExW with COPY_FILE_FAIL_IF_EXISTS, cancellable: data, alternate data streams, extended attributes,
-    /// attributes, last-write time. The call .NET's File.Copy, and so the stock task, makes (CopyFile2 would do as
-    /// well on Windows, but Wine 8 does not export it, and the Windows parity suite runs this code under Wine).
+    /// CopyFileExW, cancellable, as File.Copy calls it: data, streams, extended attributes, attributes, last-write
+    /// time. Not CopyFile2: Wine 8, which runs the Windows parity suite, does not export it.
     /// </summary>
-    /// <param name="replaceExisting">
-    /// False: COPY_FILE_FAIL_IF_EXISTS, into our new temporary file. True: no flag, so CopyFileExW writes into an existing
-    /// destination, as the stock task's File.Copy(overwrite: true) does; only for a destination no rename can replace.
-    /// </param>
+    /// <param name="replaceExisting">No COPY_FILE_FAIL_IF_EXISTS: only for a destination no rename can replace.</param>
     int CopyFile(string sourcePath, string destinationPath, bool replaceExisting, CancellationToken cancellationToken);
 
     /// <summary>
-    /// SetFileInformationByHandle renaming the open file over <paramref name="destinationPath"/>: FileRenameInfoEx
-    /// with REPLACE_IF_EXISTS | POSIX_SEMANTICS when <paramref name="posixSemantics"/>, else FileRenameInfo with
-    /// ReplaceIfExists. The handle must have been opened with DELETE access.
+    /// Renames the file, open with DELETE access, over <paramref name="destinationPath"/>: FileRenameInfoEx with
+    /// REPLACE_IF_EXISTS | POSIX_SEMANTICS when <paramref name="posixSemantics"/>, else FileRenameInfo.ReplaceIfExists.
     /// </summary>
     int Rename(WindowsFile file, string destinationPath, bool posixSemantics);
 

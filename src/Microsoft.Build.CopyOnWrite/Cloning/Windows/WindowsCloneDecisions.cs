@@ -26,12 +26,8 @@ internal static class WindowsCloneDecisions
     public const string CloneNotShared = "written moments ago, and its clone did not share all of its clusters even after a flush";
 
     /// <summary>
-    /// Files this large get the sparse flag before their size is set, and lose it after the clone (the lesson of
-    /// CopyOnWrite 0.2 and reflink-copy): a sparse file allocates nothing for the clusters the clone replaces, so a
-    /// large clone on a nearly full volume cannot fail for space. Smaller files skip the two calls: allocating a few
-    /// clusters is metadata only, and where even that finds the disk full the flag is set after all
-    /// (<see cref="WindowsCloneEngine"/>). The line is a judgement, not a measurement: build/ has the Windows
-    /// benchmark that can move it (docs/windows-engine.md, "Call budget").
+    /// From this size a clone is made sparse before its size is set, so it cannot fail for space; smaller ones only
+    /// once the disk is full (docs/windows-engine.md, rule 5). A judgement, not a measurement.
     /// </summary>
     public const long SparseFirstFromBytes = 64L << 20;
 
@@ -42,12 +38,10 @@ internal static class WindowsCloneDecisions
     private const uint FileAttributeTemporary = 0x100;
     private const uint FileAttributeNotContentIndexed = 0x2000;
 
-    /// <summary>What the source's volume says; None: clone. Network shares are not cloned over (see remarks).</summary>
-    /// <remarks>
-    /// An SMB share answers with its server's volume flags, and a server that is not Windows may advertise block
-    /// refcounting and mean something else by the control code (the MSBuildSdks package refuses \\ paths for this).
-    /// CopyFileExW still lets the server copy by itself (SMB offload), which is where the speed is on a share.
-    /// </remarks>
+    /// <summary>
+    /// What the source's volume says; None: clone. Never over a share: an SMB server that is not Windows may advertise
+    /// block refcounting and mean something else by the control code (CopyFileExW still offloads).
+    /// </summary>
     public static FallbackReason WhyVolumeCannotClone(WindowsVolume volume, out string? detail)
     {
         string name = volume.FileSystemName.Length > 0 ? volume.FileSystemName : "the source's volume";
@@ -81,30 +75,21 @@ internal static class WindowsCloneDecisions
     public static long ClusterCount(long size, long clusterBytes) => (size + clusterBytes - 1) / clusterBytes;
 
     /// <summary>
-    /// The evidence that a clone of a just-written file holds its data, read from the file system's metadata alone:
-    /// every cluster of the clone is allocated and shared. Data still only in the cache has no clusters on the disk
-    /// yet, so its part of a clone comes out as a hole or as the clone's own empty clusters, never as shared ones.
+    /// Whether a clone of a just-written file holds its data, from metadata alone: data still only in the cache has no
+    /// clusters yet, so its part of a clone comes out as a hole or unshared, never shared.
     /// </summary>
     public static bool IsFullyShared(long sharedClusters, long size, long clusterBytes) => sharedClusters >= ClusterCount(size, clusterBytes);
 
-    /// <summary>
-    /// What a rename over a destination that another process holds open answers: access denied (the classic rename,
-    /// or no POSIX rename on the file system) or a sharing violation (the holder does not share delete).
-    /// </summary>
+    /// <summary>What a rename over a held destination answers: access denied or a sharing violation.</summary>
     public static bool MayBeHeldOpen(int renameError) => renameError is WindowsErrors.AccessDenied or WindowsErrors.SharingViolation;
 
-    /// <summary>
-    /// A destination that may be written in place, as the stock task writes it, when no rename can replace it: a
-    /// regular file with one name, so that writing it changes no other file (a hard link's other names, a symbolic
-    /// link's or junction's target).
-    /// </summary>
+    /// <summary>A regular file with one name: writing it in place changes no other name or link target.</summary>
     public static bool IsSafeToWriteInPlace(WindowsFileFacts destination)
         => !destination.IsDirectory && !destination.IsReparsePoint && destination.Links == 1;
 
     /// <summary>
-    /// A POSIX rename that failed for a reason that is not about the destination (sharing, access, disk, a missing
-    /// folder): the file system or this Windows does not take it (87, 50, 1, 124 are documented; any other code, e.g.
-    /// from a 32-bit process on WOW64, is treated the same), so the classic rename is tried instead.
+    /// A POSIX rename refused for a reason not about the destination or the disk: the file system or Windows does not
+    /// take it (87, 50, 1, 124 documented; any other code, e.g. under WOW64, alike), so the classic rename is tried.
     /// </summary>
     public static bool TriesClassicRenameAfter(int posixRenameError)
         => posixRenameError != 0
@@ -120,9 +105,8 @@ internal static class WindowsCloneDecisions
         => clusterBytes >= 512 && clusterBytes <= (2 << 20) && (clusterBytes & (clusterBytes - 1)) == 0;
 
     /// <summary>
-    /// The clone calls for a file: cluster-aligned offsets and lengths, each under 4 GiB. The last one ends
-    /// at the cluster boundary after the end of file, because lengths must be whole clusters and the
-    /// source's last cluster is allocated in full.
+    /// The clone calls for a file: cluster-aligned, each under 4 GiB, the last ending at the cluster boundary past the
+    /// end of file (lengths must be whole clusters, and the source's last cluster is allocated in full).
     /// </summary>
     public static IReadOnlyList<CloneChunk> PlanChunks(long fileSize, long clusterBytes)
     {
@@ -152,10 +136,7 @@ internal static class WindowsCloneDecisions
         ? "its clusters are already shared by 8,175 files, the most ReFS allows"
         : $"the block clone call failed: {WindowsErrors.Describe(error)}";
 
-    /// <summary>
-    /// The source's attributes that a file can be given, without ReadOnly (the stock Copy task leaves
-    /// destinations writable). Normal says "none" explicitly: 0 would mean "leave them as they are".
-    /// </summary>
+    /// <summary>The source's settable attributes but ReadOnly; Normal for none, as 0 leaves them unchanged.</summary>
     public static uint DestinationAttributes(uint sourceAttributes)
     {
         const uint Settable = FileAttributeHidden | FileAttributeSystem | FileAttributeArchive | FileAttributeTemporary | FileAttributeNotContentIndexed;
@@ -195,10 +176,8 @@ internal sealed class WindowsVolume
 }
 
 /// <summary>
-/// Serialises work on one path within the process: clones of one just-written source (concurrent ones are the race
-/// behind the zero-filled clones of microsoft/CopyOnWrite#12, where a failed flush inside ReFS went unreported), and
-/// in-place writes of one destination. A fixed set of monitors picked by the path's hash: no allocation, no table to
-/// clean, and two paths that share a monitor only wait for each other.
+/// Serialises clones of one just-written source (concurrent ones gave zero-filled clones: microsoft/CopyOnWrite#12) and
+/// in-place writes of one destination; monitors picked by hash: no table to clean, a shared one only makes paths wait.
 /// </summary>
 internal sealed class PathGates
 {
@@ -215,10 +194,7 @@ internal sealed class PathGates
     public object For(string sourcePath) => _gates[(StringComparer.OrdinalIgnoreCase.GetHashCode(sourcePath) & int.MaxValue) % _gates.Length];
 }
 
-/// <summary>
-/// What each volume said, by serial number, believed as long as the refusal cache believes a refusal: MSBuild
-/// nodes outlive builds while volumes are formatted and remounted. Nothing is asked until a file is copied.
-/// </summary>
+/// <summary>What each volume said, by serial, believed as long as a refusal is (nodes outlive reformats).</summary>
 internal sealed class WindowsVolumeCache
 {
     private readonly CloneCapabilityCache _clock;
@@ -291,9 +267,8 @@ internal static class WindowsErrors
     public const int RequestAborted = 1235;
 
     /// <summary>
-    /// The errors that mean the disk or the device failed, not that this file cannot be cloned: copying instead
-    /// would only meet them again, or hide a failing disk. Every other error of a clone step, including codes no
-    /// table lists (1450 insufficient resources; 134 on older builds), makes that file a copy.
+    /// The disk or device failed, not this file's clone: copying would meet it again or hide a failing disk. Any other
+    /// error of a clone step, even one no table lists (1450; 134 on older builds), makes that file a copy.
     /// </summary>
     public static bool IsDeviceOrSpaceFailure(int error) => error switch
     {
@@ -333,10 +308,7 @@ internal static class WindowsErrors
         _ => new IOException($"{Describe(error)} : '{path}'", HResult(error)),
     };
 
-    /// <summary>
-    /// For CopyFileExW's errors, which do not say which file was the trouble: as .NET's File.Copy does, the source
-    /// when it cannot be found, the destination otherwise (our temporary file is never named).
-    /// </summary>
+    /// <summary>CopyFileExW's errors as File.Copy names them: the source if not found, else the destination.</summary>
     public static Exception ToCopyException(int error, string sourcePath, string destinationPath)
         => ToException(error, error is FileNotFound ? sourcePath : destinationPath);
 

@@ -3,22 +3,10 @@ using System.Threading;
 
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
-/// <summary>
-/// Windows: block cloning (FSCTL_DUPLICATE_EXTENTS_TO_FILE, ReFS and Dev Drive) into a fresh temporary file beside
-/// the destination, else CopyFileExW into it, then a rename over the destination. Every system call goes through
-/// <see cref="IWindowsFileSystem"/>, so this class runs, and is tested, on any OS.
-/// </summary>
-/// <remarks>
-/// Its rules answer the failure modes the reference implementations (microsoft/CopyOnWrite, the MSBuildSdks CopyOnWrite
-/// SDK, reflink-copy) learned the hard way, worst first the zero-filled clone of a just-written source:
-/// docs/windows-engine.md lists each rule with its tests, and the calls each path costs (WindowsCallBudgetTests).
-/// </remarks>
+/// <summary>Windows: block clone (ReFS, Dev Drive), else CopyFileExW, then a rename: docs/windows-engine.md.</summary>
 internal sealed class WindowsCloneEngine : ICloneEngine
 {
-    /// <summary>
-    /// Sources written this recently may still have data in the cache only. The lazy writer writes within seconds;
-    /// a minute leaves room for a loaded machine. It costs one metadata call per freshly built file.
-    /// </summary>
+    /// <summary>A source written this recently may still have data only in the cache.</summary>
     public static readonly TimeSpan RecentWriteWindow = TimeSpan.FromMinutes(1);
 
     private readonly IWindowsFileSystem _files;
@@ -89,8 +77,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
     /// <summary>
     /// No write sharing: a writer still holding the file makes this a sharing violation, retried like the stock task's.
-    /// Non-cached, as microsoft/CopyOnWrite (the 1.x package's engine) opens every clone source; nothing is read
-    /// through this handle, so the flag costs nothing.
+    /// Non-cached, as microsoft/CopyOnWrite opens clone sources; nothing is read through it, so that costs nothing.
     /// </summary>
     private WindowsFile OpenSource(string sourcePath)
     {
@@ -346,9 +333,8 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// ReFS clones only between files with the same integrity stream setting; the new file took its folder's. It can
-    /// be changed on an empty file only: empty it, give it the source's, size it again (a failure, e.g. access denied
-    /// on Dev Drive, is only a reason to copy).
+    /// ReFS clones only between files of one integrity setting; the new file took its folder's, changeable only while
+    /// empty: so empty it, set the source's, size it again. A failure (denied on Dev Drive) only means a copy.
     /// </summary>
     private string? MatchIntegrity(WindowsFile source, WindowsFile clone, WindowsFileFacts sourceFacts)
     {
@@ -376,9 +362,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         }
     }
 
-    /// <summary>
-    /// CopyFileExW into a temporary file, then the rename. The source handle is closed first: CopyFileExW opens it itself.
-    /// </summary>
+    /// <summary>CopyFileExW into a temporary file, then the rename, the source closed: CopyFileExW opens it.</summary>
     /// <param name="volume">The source's volume when known; on one that clones, the copy is asked whether Windows cloned it.</param>
     private CloneResult CopyToDestination(ref WindowsFile source, string sourcePath, string destinationPath, WindowsFileFacts facts, WindowsVolume? volume, FallbackReason reason, string? detail, CancellationToken cancellationToken)
     {
@@ -439,10 +423,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         }
     }
 
-    /// <summary>
-    /// An alternate data stream cannot be renamed into place from another file, so it is copied in place, after
-    /// deleting the stream as the stock task does.
-    /// </summary>
+    /// <summary>A stream cannot be renamed into place: deleted, then copied in place, as the stock task does.</summary>
     private CloneResult CopyIntoStream(string sourcePath, string destinationPath, CancellationToken cancellationToken)
     {
         _files.Delete(destinationPath);
@@ -459,10 +440,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         }
     }
 
-    /// <summary>
-    /// Renames the new file over the destination: 0, or the error of a destination that another process may hold open
-    /// (<see cref="WindowsCloneDecisions.MayBeHeldOpen"/>). Throws for every other error.
-    /// </summary>
+    /// <summary>Renames the new file over the destination: 0, or the error of a held one; throws for others.</summary>
     private int RenameOver(WindowsFile file, string destinationPath, WindowsVolume? volume)
     {
         bool posix = volume?.PosixRename != false;
@@ -483,13 +461,10 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     }
 
     /// <summary>
-    /// A destination that no rename could replace: another process holds it open (or it may not be replaced at all).
-    /// For a moment (<see cref="HeldDestinationPatience"/>), as long as the holder keeps it: write it in place where
-    /// that is safe and the holder lets it be written, as the stock task does; else rename again as soon as the holder
-    /// lets go. Holders such as indexers and virus scanners keep a new file for milliseconds, and the task's own retry
-    /// waits a second. True: replaced by the rename; false: written in place. Throws the stock task's exception when
-    /// the moment passes.
+    /// A destination no rename could replace: for <see cref="HeldDestinationPatience"/>, write it in place where that
+    /// is safe and its holder allows, as the stock task does, else rename once the holder (a scanner) lets go.
     /// </summary>
+    /// <returns>True: renamed over; false: written in place. Past the patience, the stock task's exception.</returns>
     private bool ReplaceHeldDestination(WindowsFile file, string destinationPath, WindowsVolume? volume, int error, Func<int> writeInPlace)
     {
         bool inPlaceIsSafe = CanWriteInPlace(destinationPath);
@@ -564,9 +539,8 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         => ReplaceHeldDestination(copy, destinationPath, volume, error, () => CopyInPlace(sourcePath, destinationPath, facts, cancellationToken));
 
     /// <summary>
-    /// What the stock task does with a destination no rename can replace: writes into it. Here by cloning into it
-    /// (its holder sees the new data, as with the stock task's copy); a refused clone is the stock task's CopyFileExW.
-    /// The one case where the replace is not atomic (docs/guarantees.md). 0, or the error of a holder that refuses writing.
+    /// As the stock task does with a destination no rename can replace, writes into it: a clone, else CopyFileExW; the
+    /// one non-atomic replace (docs/guarantees.md). 0, or the error of a holder that refuses writing.
     /// </summary>
     private int WriteInPlace(WindowsFile source, string temporaryPath, string destinationPath, WindowsFileFacts facts, long clusterBytes, CancellationToken cancellationToken)
     {
@@ -606,19 +580,15 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         return (error = MakeWritableLikeStock(destinationPath, facts)) == 0 ? 0 : throw WindowsErrors.ToException(error, destinationPath);
     }
 
-    /// <summary>
-    /// CopyFileExW gives its copy the source's attributes; the stock task leaves destinations writable, so a read-only
-    /// source's copy loses the flag, by path. 0, or the error.
-    /// </summary>
+    /// <summary>Clears the read-only flag CopyFileExW copies, as the stock task does; 0 or the error.</summary>
     private int MakeWritableLikeStock(string copyPath, WindowsFileFacts sourceFacts)
         => (sourceFacts.Attributes & WindowsCloneDecisions.FileAttributeReadOnly) == 0
             ? 0
             : _files.SetAttributes(copyPath, WindowsCloneDecisions.DestinationAttributes(sourceFacts.Attributes));
 
     /// <summary>
-    /// Access denied on a replacing rename means either no right to replace the destination, or another process
-    /// holding it open; the stock task meets the second as a sharing violation and retries it. So ask which, and name
-    /// the destination either way.
+    /// Access denied on a replacing rename means no right to replace the destination, or a holder, which the stock task
+    /// meets as a sharing violation and retries: so ask which, and name the destination either way.
     /// </summary>
     private Exception RenameFailure(int error, string destinationPath)
     {
@@ -638,11 +608,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
         return WindowsErrors.ToException(error, destinationPath);
     }
 
-    /// <summary>
-    /// Best effort, for a failure already being reported, and never a failure of its own: a read-only leftover is made
-    /// deletable, and a delete that fails otherwise (a scanner holding the new file a moment, an error nobody foresaw)
-    /// is tried once more. Only the failure path pays for it.
-    /// </summary>
+    /// <summary>Best effort, never a failure of its own: a read-only leftover is made deletable; tried twice.</summary>
     private void DeleteTemporary(string temporaryPath)
     {
         for (int attempt = 0; attempt < 2; attempt++)

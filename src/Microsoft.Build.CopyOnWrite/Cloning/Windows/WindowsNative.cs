@@ -9,9 +9,8 @@ using System.Runtime.Versioning;
 namespace Microsoft.Build.CopyOnWrite.Cloning;
 
 /// <summary>
-/// <see cref="IWindowsFileSystem"/> on kernel32, declared from the documented Win32 API: one call per member, the
-/// Win32 error as the answer, no decisions. Every struct has the same layout on x86, x64 and arm64 or is laid out
-/// by <see cref="WindowsStructs"/> for the process's pointer size, because net472 MSBuild still runs as 32-bit.
+/// <see cref="IWindowsFileSystem"/> on kernel32, no decisions. Each struct has one layout on x86, x64 and arm64, or is
+/// laid out by <see cref="WindowsStructs"/> for the pointer size: net472 MSBuild still runs as 32-bit.
 /// </summary>
 #if NET
 [SupportedOSPlatform("windows")]
@@ -250,10 +249,8 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
     }
 
 #if NET
-    // Source-generated marshalling (LibraryImport), which the precompiled image holds. A [DllImport] taking a string, a
-    // SafeFileHandle or returning bool, or with SetLastError, needs a marshalling stub that the JIT compiles on first use
-    // in every MSBuild node (measured on Linux, where such a stub was the one method of ours the JIT compiled in a
-    // node's first Copy). The .NET Framework build below has no generator and keeps [DllImport].
+    // Source-generated marshalling, which the precompiled image holds: a [DllImport] with strings, handles, bool or
+    // SetLastError needs a stub the JIT compiles (docs/precompiled-task.md). net472 has no generator: [DllImport].
     [LibraryImport(Kernel32, SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     private static partial SafeFileHandle CreateFileW(string fileName, uint desiredAccess, uint shareMode, IntPtr securityAttributes, uint creationDisposition, uint flagsAndAttributes, IntPtr templateFile);
 
@@ -343,10 +340,7 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
 #endif
 }
 
-/// <summary>
-/// The structs and control codes of the Windows native layer, apart from it so that tests lock their sizes and
-/// offsets on any OS (docs: winioctl.h, winbase.h, MS-FSCC).
-/// </summary>
+/// <summary>The native layer's structs and control codes, apart so tests lock them (winioctl.h, MS-FSCC).</summary>
 internal static class WindowsStructs
 {
     public const uint FsctlDuplicateExtentsToFile = 0x00098344;         // CTL_CODE(FILE_DEVICE_FILE_SYSTEM, 209, METHOD_BUFFERED, FILE_WRITE_DATA)
@@ -400,10 +394,7 @@ internal static class WindowsStructs
         return new RefcountExtent(BitConverter.ToInt64(answer, at), BitConverter.ToInt64(answer, at + 8), BitConverter.ToUInt32(answer, at + 16));
     }
 
-    /// <summary>
-    /// Clusters of one extent (from <paramref name="startVcn"/> to its NextVcn) that are shared: allocated (an Lcn
-    /// other than -1, which marks a hole or delayed allocation) and referenced by more than one file.
-    /// </summary>
+    /// <summary>Clusters of one extent that are allocated (Lcn -1: a hole or delayed allocation) and shared.</summary>
     public static long SharedClustersOf(RefcountExtent extent, long startVcn)
         => extent.Lcn != -1 && extent.ReferenceCount > 1 ? Math.Max(0, extent.NextVcn - startVcn) : 0;
 
