@@ -99,7 +99,7 @@ internal sealed class CloneCapabilityCache
 
             Refusal known = refusals[index].Refusal;
             var replaced = (Entry[])refusals.Clone();
-            replaced[index] = new Entry(volumes, new Refusal(known.Reason, known.Detail, known.WhenTicks, inKernelCopyRefused: true));
+            replaced[index] = new Entry(volumes, known with { InKernelCopyRefused = true });
             Volatile.Write(ref _refusals, replaced);
         }
     }
@@ -187,40 +187,12 @@ internal sealed class CloneCapabilityCache
         return -1;
     }
 
-    private readonly struct Entry
-    {
-        public Entry(VolumePair volumes, Refusal refusal)
-        {
-            Volumes = volumes;
-            Refusal = refusal;
-        }
-
-        public VolumePair Volumes { get; }
-
-        public Refusal Refusal { get; }
-    }
+    private readonly record struct Entry(VolumePair Volumes, Refusal Refusal);
 
     private readonly record struct FaultCount(VolumePair Volumes, int Count, long LatestTicks);
 
-    public readonly struct Refusal
-    {
-        public Refusal(FallbackReason reason, string? detail, long whenTicks, bool inKernelCopyRefused = false)
-        {
-            Reason = reason;
-            Detail = detail;
-            WhenTicks = whenTicks;
-            InKernelCopyRefused = inKernelCopyRefused;
-        }
-
-        public FallbackReason Reason { get; }
-
-        public string? Detail { get; }
-
-        public long WhenTicks { get; }
-
-        /// <summary>Linux: copy_file_range was refused between these volumes too (<see cref="RememberInKernelCopyRefused"/>).</summary>
-        public bool InKernelCopyRefused { get; }
-    }
+    /// <param name="InKernelCopyRefused">Linux: copy_file_range was refused between these volumes too (<see cref="RememberInKernelCopyRefused"/>).</param>
+    public readonly record struct Refusal(FallbackReason Reason, string? Detail, long WhenTicks, bool InKernelCopyRefused = false);
 }
 
 /// <summary>

@@ -132,18 +132,4 @@ internal enum EngineKind
 }
 
 /// <summary>An engine for this platform; for <see cref="EngineKind.CopyOnly"/>, what its results give as the reason (null: the OS description).</summary>
-internal readonly struct EngineChoice
-{
-    public EngineChoice(EngineKind kind, Architecture architecture, string? copyOnlyReason)
-    {
-        Kind = kind;
-        Architecture = architecture;
-        CopyOnlyReason = copyOnlyReason;
-    }
-
-    public EngineKind Kind { get; }
-
-    public Architecture Architecture { get; }
-
-    public string? CopyOnlyReason { get; }
-}
+internal readonly record struct EngineChoice(EngineKind Kind, Architecture Architecture, string? CopyOnlyReason);

@@ -46,30 +46,11 @@ internal enum FallbackReason
     EngineFailed,
 }
 
-internal readonly struct CloneResult
+/// <param name="Bytes">Size of the file that reached the destination.</param>
+/// <param name="Detail">Extra words for the log, e.g. the file system's name or the refusing error.</param>
+/// <param name="WrittenInPlace">Written in place, as the stock task writes it, where nothing could be renamed over it.</param>
+internal readonly record struct CloneResult(CloneMethod Method, FallbackReason Reason, long Bytes, string? Detail = null, bool WrittenInPlace = false)
 {
-    public CloneResult(CloneMethod method, FallbackReason reason, long bytes, string? detail = null, bool writtenInPlace = false)
-    {
-        Method = method;
-        Reason = reason;
-        Bytes = bytes;
-        Detail = detail;
-        WrittenInPlace = writtenInPlace;
-    }
-
-    public CloneMethod Method { get; }
-
-    public FallbackReason Reason { get; }
-
-    /// <summary>Size of the file that reached the destination.</summary>
-    public long Bytes { get; }
-
-    /// <summary>Extra words for the log, e.g. the file system's name or the refusing error.</summary>
-    public string? Detail { get; }
-
-    /// <summary>Written in place, as the stock task writes it, where nothing could be renamed over it.</summary>
-    public bool WrittenInPlace { get; }
-
     public static CloneResult Cloned(long bytes, bool writtenInPlace = false) => new(CloneMethod.Cloned, FallbackReason.None, bytes, null, writtenInPlace);
 
     public static CloneResult Copied(long bytes, FallbackReason reason, string? detail = null, bool writtenInPlace = false) => new(CloneMethod.Copied, reason, bytes, detail, writtenInPlace);

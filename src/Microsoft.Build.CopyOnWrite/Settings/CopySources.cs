@@ -138,16 +138,5 @@ internal sealed class CopySources
             && (full.Length == root.Length || full[root.Length] is '/' or '\\');
     }
 
-    private sealed class AcceptedFolder
-    {
-        public AcceptedFolder(string folder, SourceOrigin origin)
-        {
-            Folder = folder;
-            Origin = origin;
-        }
-
-        public string Folder { get; }
-
-        public SourceOrigin Origin { get; }
-    }
+    private sealed record AcceptedFolder(string Folder, SourceOrigin Origin);
 }

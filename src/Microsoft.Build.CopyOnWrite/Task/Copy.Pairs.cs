@@ -235,24 +235,16 @@ public sealed partial class Copy
     /// <summary>Path errors that no retry can fix (MSB3021 at once).</summary>
     private static bool IsBadPath(Exception e) => e is ArgumentException or NotSupportedException or PathTooLongException;
 
-    private sealed class CopyPair
+    /// <param name="sourcePath">With <paramref name="destinationPath"/>, full paths known when planning (generated items); else resolved from the items.</param>
+    private sealed class CopyPair(ITaskItem source, ITaskItem destination, string? sourcePath = null, string? destinationPath = null)
     {
-        public CopyPair(ITaskItem source, ITaskItem destination, string? sourcePath = null, string? destinationPath = null)
-        {
-            Source = source;
-            Destination = destination;
-            SourcePath = sourcePath;
-            DestinationPath = destinationPath;
-        }
+        public ITaskItem Source { get; } = source;
 
-        public ITaskItem Source { get; }
+        public ITaskItem Destination { get; } = destination;
 
-        public ITaskItem Destination { get; }
+        public string? SourcePath { get; } = sourcePath;
 
-        /// <summary>Full paths already known when planning (generated items); else resolved from the items.</summary>
-        public string? SourcePath { get; }
-
-        public string? DestinationPath { get; }
+        public string? DestinationPath { get; } = destinationPath;
 
         public bool Succeeded { get; set; }
     }

@@ -44,15 +44,4 @@ internal static class CopyMessages
 }
 
 /// <summary>A message of MSBuild's Copy: the name of its text among MSBuild's resources, and its code (null for a plain message).</summary>
-internal sealed class StockMessage
-{
-    public StockMessage(string name, string? code = null)
-    {
-        Name = name;
-        Code = code;
-    }
-
-    public string Name { get; }
-
-    public string? Code { get; }
-}
+internal sealed record StockMessage(string Name, string? Code = null);

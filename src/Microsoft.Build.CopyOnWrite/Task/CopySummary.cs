@@ -221,17 +221,11 @@ internal sealed class CopySummary : CopyCounts
         _ => "no reason recorded",
     };
 
-    private sealed class ReasonCount
+    private sealed class ReasonCount(FallbackReason reason, string? detail)
     {
-        public ReasonCount(FallbackReason reason, string? detail)
-        {
-            Reason = reason;
-            Detail = detail;
-        }
+        public FallbackReason Reason { get; } = reason;
 
-        public FallbackReason Reason { get; }
-
-        public string? Detail { get; }
+        public string? Detail { get; } = detail;
 
         public int Files { get; set; }
 

@@ -40,7 +40,7 @@ public sealed class MacCloneDecisionTests
     [TestMethod]
     public void A_remembered_refusal_is_reused_without_calling_clonefile_again()
     {
-        var remembered = new CloneCapabilityCache.Refusal(FallbackReason.FileSystemCannotClone, "hfs", whenTicks: 0);
+        var remembered = new CloneCapabilityCache.Refusal(FallbackReason.FileSystemCannotClone, "hfs", WhenTicks: 0);
 
         FallbackReason reason = MacCloneDecisions.WhyNotClone(StatusOf(RegularFile, size: 10), remembered, out string? detail);
 

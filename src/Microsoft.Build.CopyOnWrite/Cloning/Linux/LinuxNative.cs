@@ -281,8 +281,8 @@ internal static unsafe partial class LinuxNative
     /// </summary>
     public static StatfsLayout? StatfsLayoutFor(Architecture architecture) => architecture.ToString() switch
     {
-        "X64" or "Arm64" or "Ppc64le" or "RiscV64" or "LoongArch64" => new StatfsLayout(typeIsFourBytes: false, idOffset: 56),
-        "S390x" => new StatfsLayout(typeIsFourBytes: true, idOffset: 48),
+        "X64" or "Arm64" or "Ppc64le" or "RiscV64" or "LoongArch64" => new StatfsLayout(TypeIsFourBytes: false, IdOffset: 56),
+        "S390x" => new StatfsLayout(TypeIsFourBytes: true, IdOffset: 48),
         _ => null,
     };
 
@@ -326,19 +326,8 @@ internal static unsafe partial class LinuxNative
     };
 }
 
-internal readonly struct StatfsLayout
-{
-    public StatfsLayout(bool typeIsFourBytes, int idOffset)
-    {
-        TypeIsFourBytes = typeIsFourBytes;
-        IdOffset = idOffset;
-    }
-
-    /// <summary>f_type (at 0) is an unsigned int, not a word.</summary>
-    public bool TypeIsFourBytes { get; }
-
-    /// <summary>Where the 8 bytes of f_fsid start.</summary>
-    public int IdOffset { get; }
-}
+/// <param name="TypeIsFourBytes">f_type (at 0) is an unsigned int, not a word.</param>
+/// <param name="IdOffset">Where the 8 bytes of f_fsid start.</param>
+internal readonly record struct StatfsLayout(bool TypeIsFourBytes, int IdOffset);
 
 #endif

@@ -236,21 +236,7 @@ internal sealed class WindowsVolumeCache
         return volume;
     }
 
-    private sealed class Known
-    {
-        public Known(ulong serial, WindowsVolume volume, long whenTicks)
-        {
-            Serial = serial;
-            Volume = volume;
-            WhenTicks = whenTicks;
-        }
-
-        public ulong Serial { get; }
-
-        public WindowsVolume Volume { get; }
-
-        public long WhenTicks { get; }
-    }
+    private sealed record Known(ulong Serial, WindowsVolume Volume, long WhenTicks);
 }
 
 /// <summary>Win32 errors: which ones are real failures, and the exceptions .NET's own file APIs throw for them.</summary>
