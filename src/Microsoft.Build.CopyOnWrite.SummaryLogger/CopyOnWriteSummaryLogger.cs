@@ -313,7 +313,6 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
         totals[key] = (sofar.Files + files, sofar.Bytes + bytes);
     }
 
-
     private static bool TryParseVerbosity(string text, out LoggerVerbosity verbosity)
     {
         switch (text.ToLowerInvariant())

@@ -570,6 +570,30 @@ public sealed class WindowsCloneEngineTests
     }
 
     [TestMethod]
+    public void A_held_destination_that_refuses_a_clone_in_place_is_written_in_place_by_CopyFile_as_the_stock_task_writes_it()
+    {
+        byte[] content = Bytes(20_000, seed: 2);
+        _files.AddFile(Source, content, YesterdayFileTime);
+        _files.AddFile(Destination, Bytes(500, seed: 3), YesterdayFileTime);
+        using var holder = (FakeHandle)_files.OpenAsAnotherProcess(Destination, WindowsAccess.Read, WindowsShare.Read | WindowsShare.Write);
+        const int NoSystemResources = 1450; // a clone step's error that makes the file a copy
+        _files.OnCall = call =>
+        {
+            if (call == "Rename")
+            {
+                _files.Fail("DuplicateExtents", NoSystemResources, times: 100); // the clone into the temporary file is made; the one into the held file fails
+            }
+        };
+
+        CloneResult result = _engine.CloneOrCopy(Source, Destination, CancellationToken.None);
+
+        Assert.IsTrue(result.WrittenInPlace);
+        CollectionAssert.AreEqual(content, holder.Node.Data, "the holder sees the new bytes, as after the stock task's File.Copy");
+        Assert.AreEqual(1, _files.Calls.Count(line => line == $"CopyFile {Destination} replace"));
+        AssertNoTemporaryFileIn(@"D:\out");
+    }
+
+    [TestMethod]
     public void On_a_volume_that_cannot_clone_a_held_destination_is_written_in_place_by_CopyFile_as_the_stock_task_writes_it()
     {
         byte[] content = Bytes(20_000, seed: 2);

@@ -274,7 +274,6 @@ internal static class WindowsErrors
         _ => false,
     };
 
-
     public static string Describe(int error)
     {
         string text = OperatingSystemIsWindows() ? new System.ComponentModel.Win32Exception(error).Message : "Win32 error";

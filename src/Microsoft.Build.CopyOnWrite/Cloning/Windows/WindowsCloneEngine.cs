@@ -128,14 +128,14 @@ internal sealed class WindowsCloneEngine : ICloneEngine
 
         try
         {
-            CloneAttempt attempt = TryCloneToDestination(source, destinationPath, facts, volume, clusterBytes, justWritten, cancellationToken);
+            CloneAttempt attempt = TryCloneToDestination(source, sourcePath, destinationPath, facts, volume, clusterBytes, justWritten, cancellationToken);
             if (attempt.Outcome == CloneOutcome.NotShared)
             {
                 // The evidence says some of the source's data was not on the disk when it was cloned: now, and only
                 // now, pay for a flush (the whole device's cache with it), and clone again.
                 string? notFlushed = FlushAndReopen(ref source, sourcePath, facts);
                 attempt = notFlushed is null
-                    ? TryCloneToDestination(source, destinationPath, facts, volume, clusterBytes, verifyShared: true, cancellationToken)
+                    ? TryCloneToDestination(source, sourcePath, destinationPath, facts, volume, clusterBytes, verifyShared: true, cancellationToken)
                     : new CloneAttempt(CloneOutcome.Refused, notFlushed);
                 if (attempt.Outcome == CloneOutcome.NotShared)
                 {
@@ -160,7 +160,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     }
 
     /// <summary>A clone into a new temporary file, then its times, then the rename over the destination.</summary>
-    private CloneAttempt TryCloneToDestination(WindowsFile source, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, long clusterBytes, bool verifyShared, CancellationToken cancellationToken)
+    private CloneAttempt TryCloneToDestination(WindowsFile source, string sourcePath, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, long clusterBytes, bool verifyShared, CancellationToken cancellationToken)
     {
         string temporaryPath = WindowsPaths.TemporaryPathBeside(destinationPath);
         int createError = _files.Open(temporaryPath, WindowsAccess.Read | WindowsAccess.Write | WindowsAccess.Delete, WindowsShare.Delete, WindowsCreation.CreateNew, out WindowsFile? clone);
@@ -177,7 +177,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             {
                 SetCopyMetadata(clone!, facts, destinationPath);
                 int held = RenameOver(clone!, destinationPath, volume);
-                if (held != 0 && !ReplaceHeldDestinationWithClone(clone!, source, temporaryPath, destinationPath, facts, volume, clusterBytes, held, cancellationToken))
+                if (held != 0 && !ReplaceHeldDestinationWithClone(clone!, source, sourcePath, destinationPath, facts, volume, clusterBytes, held, cancellationToken))
                 {
                     clone!.Dispose();
                     DeleteTemporary(temporaryPath);
@@ -532,8 +532,8 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     }
 
     // The two closures live in methods of their own, so that only a held destination pays for them, not every file.
-    private bool ReplaceHeldDestinationWithClone(WindowsFile clone, WindowsFile source, string temporaryPath, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, long clusterBytes, int error, CancellationToken cancellationToken)
-        => ReplaceHeldDestination(clone, destinationPath, volume, error, () => WriteInPlace(source, temporaryPath, destinationPath, facts, clusterBytes, cancellationToken));
+    private bool ReplaceHeldDestinationWithClone(WindowsFile clone, WindowsFile source, string sourcePath, string destinationPath, WindowsFileFacts facts, WindowsVolume volume, long clusterBytes, int error, CancellationToken cancellationToken)
+        => ReplaceHeldDestination(clone, destinationPath, volume, error, () => WriteInPlace(source, sourcePath, destinationPath, facts, clusterBytes, cancellationToken));
 
     private bool ReplaceHeldDestinationWithCopy(WindowsFile copy, string sourcePath, string destinationPath, WindowsFileFacts facts, WindowsVolume? volume, int error, CancellationToken cancellationToken)
         => ReplaceHeldDestination(copy, destinationPath, volume, error, () => CopyInPlace(sourcePath, destinationPath, facts, cancellationToken));
@@ -542,7 +542,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
     /// As the stock task does with a destination no rename can replace, writes into it: a clone, else CopyFileExW; the
     /// one non-atomic replace (docs/guarantees.md). 0, or the error of a holder that refuses writing.
     /// </summary>
-    private int WriteInPlace(WindowsFile source, string temporaryPath, string destinationPath, WindowsFileFacts facts, long clusterBytes, CancellationToken cancellationToken)
+    private int WriteInPlace(WindowsFile source, string sourcePath, string destinationPath, WindowsFileFacts facts, long clusterBytes, CancellationToken cancellationToken)
     {
         // Sharing no writing: while it is written, nobody else may write it, and a reader that refuses writers waits.
         int error = _files.Open(destinationPath, WindowsAccess.Write, WindowsShare.Read | WindowsShare.Delete, WindowsCreation.OpenExisting, out WindowsFile? destination);
@@ -565,7 +565,7 @@ internal sealed class WindowsCloneEngine : ICloneEngine
             }
         }
 
-        return CopyInPlace(temporaryPath, destinationPath, facts, cancellationToken);
+        return CopyInPlace(sourcePath, destinationPath, facts, cancellationToken); // from the source: our clone's handle shares no reading
     }
 
     /// <summary>The stock task's File.Copy(overwrite: true): CopyFileExW into the existing destination. 0, or the error of a holder that refuses writing.</summary>

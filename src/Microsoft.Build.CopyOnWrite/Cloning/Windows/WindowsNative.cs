@@ -286,7 +286,6 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
     [return: MarshalAs(UnmanagedType.Bool)]
     private static partial bool FlushFileBuffers(SafeFileHandle file);
 
-
     [LibraryImport(Kernel32, SetLastError = true, StringMarshalling = StringMarshalling.Utf16)]
     [return: MarshalAs(UnmanagedType.Bool)]
     private static partial bool CopyFileExW(string existingFileName, string newFileName, IntPtr progressRoutine, IntPtr data, int* cancel, uint copyFlags);
@@ -327,7 +326,6 @@ internal sealed unsafe partial class WindowsNative : IWindowsFileSystem
 
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true)]
     private static extern bool FlushFileBuffers(SafeFileHandle file);
-
 
     [DllImport(Kernel32, SetLastError = true, ExactSpelling = true, CharSet = CharSet.Unicode)]
     private static extern bool CopyFileExW(string existingFileName, string newFileName, IntPtr progressRoutine, IntPtr data, int* cancel, uint copyFlags);
