@@ -24,7 +24,7 @@ internal static class DoctorCommand
         var folders = new Argument<string[]>("FOLDER")
         {
             Description = "The repository, a folder in it, a solution (.sln, .slnx) or a project file (default: the current folder), then any other folders to check (a drive you could build on). "
-                + "The folders are those MSBuild evaluates for the project named, else for what `dotnet build` would build in the folder named, as the CopyOnWriteDoctor target takes them.",
+                + "The folders are those MSBuild evaluates for the project named, else for what `dotnet build` would build in the folder named.",
             Arity = ArgumentArity.ZeroOrMore,
         };
         var json = new Option<string?>("--json") { Description = "Also write the check as JSON to this file (in a solution folder: every project's, the worst one's on top).", HelpName = "FILE" };
