@@ -100,8 +100,8 @@ internal static partial class Builds
     }
 
     /// <summary>
-    /// Whether a used-space difference on a volume other programs also write to can be the build's own: a build
-    /// takes at most what it wrote (plus a little metadata), and on a file system that cannot clone at least most of it.
+    /// Whether a used-space difference on a volume others also write to can be the build's own: a build takes at most
+    /// what it wrote (plus a little metadata), and on a file system that cannot clone at least most of it.
     /// </summary>
     private static bool Plausible(long used, long apparent, bool? canClone)
         => used >= (canClone == false ? apparent * 9 / 10 : 0) && used <= apparent + apparent / 10 + (8 << 20);

@@ -6,9 +6,8 @@ using Microsoft.Build.CopyOnWrite.Cloning;
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
 /// <summary>
-/// A file as it is on disk, the tool's one way to ask: not following a symbolic link for what it is, following it for
-/// its size, kind and device. On Linux with its number of names (st_nlink) and its device (st_dev as major:minor),
-/// from the task's statx; elsewhere .NET does not say them, and they are null.
+/// A file on disk, the tool's one way to ask: a symbolic link is named as one but followed for size, kind and device.
+/// Links (st_nlink) and Device (st_dev, major:minor) come from the task's statx on Linux; elsewhere they are null.
 /// </summary>
 /// <param name="Problem">Why the file could not be looked at (not "no such file"), or null.</param>
 internal sealed record FileAsFound(bool Exists, bool Regular, long Size, long? Links, string? SymbolicLinkTo, string? Problem, string? Device = null)

@@ -44,17 +44,14 @@ internal sealed class Session
     public string SdkFolder { get; set; } = string.Empty;
 
     /// <summary>
-    /// The -logger: argument of the summary logger (set per volume), as the installed Sdk.targets names it in
-    /// CopyOnWriteSummaryLogger: the task assembly it picked for the MSBuild running the builds, precompiled where
-    /// the package has a copy for it. The IL one would have the builds' main node compile the logger's parsing code
-    /// with the JIT in the middle of the builds with our task only (the stock task logs no data line to parse).
+    /// The summary logger's -logger: argument (set per volume), as the installed Sdk.targets names it: the precompiled
+    /// copy where the package has one, since JIT-compiling its parsing mid-build would cost our builds only.
     /// </summary>
     public string SummaryLoggerArgument { get; set; } = string.Empty;
 
     /// <summary>
-    /// Imports our Sdk.targets into every project through the common targets' CustomAfterMicrosoftCommonTargets
-    /// hook, so a repository that does not reference the SDK is measured too. A repository that does import it
-    /// (like samples/) keeps its own import: Sdk.targets is guarded against a second import.
+    /// Imports our Sdk.targets into every project (CustomAfterMicrosoftCommonTargets), so a repository without the SDK
+    /// is measured too; one that imports it keeps its own import, as Sdk.targets is guarded against a second.
     /// </summary>
     public IEnumerable<string> SdkProperties => [$"-p:CustomAfterMicrosoftCommonTargets={Path.Combine(SdkFolder, "Sdk", "Sdk.targets")}"];
 
@@ -215,10 +212,8 @@ internal static partial class Measurement
         Workspace workspace = Workspace.CopyFrom(options.Root, Path.Combine(volume.WorkFolder, "src"));
         Dictionary<string, string?> environment = Session.BuildEnvironment(volume);
 
-        // The volume folder may sit inside a repository (the user's, or ours): its Directory.Build.props/.targets and
-        // a central-package-management Directory.Packages.props would reach the copied tree (which did not have them
-        // where it came from) and our install project (NU1008 for its versioned reference). Files of our own in the
-        // work folder end MSBuild's and NuGet's upward searches there; the tree's own files, nearer, still apply.
+        // The work folder may sit inside a repository whose Directory.Build.* or Directory.Packages.props (NU1008 for
+        // our install project) would reach the copied tree; files of our own here end MSBuild's and NuGet's searches.
         File.WriteAllText(Path.Combine(volume.WorkFolder, "Directory.Build.props"), "<Project />");
         File.WriteAllText(Path.Combine(volume.WorkFolder, "Directory.Build.targets"), "<Project />");
         File.WriteAllText(Path.Combine(volume.WorkFolder, "Directory.Packages.props"), "<Project><PropertyGroup><ManagePackageVersionsCentrally>false</ManagePackageVersionsCentrally></PropertyGroup></Project>");

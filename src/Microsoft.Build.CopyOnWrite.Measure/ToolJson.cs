@@ -5,9 +5,8 @@ using System.Text.Json.Serialization;
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
 /// <summary>
-/// How every JSON file the tool writes is written (doctor, self-test, verify, predict, the measurement): System.Text.Json
-/// with one set of options: indented, fields camelCase, paths and messages unescaped but for what JSON requires, and
-/// NaN or an infinity (a ratio of nothing) as a name rather than a failure.
+/// The options of every JSON file the tool writes: paths and messages unescaped but for what JSON requires, and NaN
+/// or an infinity (a ratio of nothing) written as a name rather than failing.
 /// </summary>
 internal static class ToolJson
 {

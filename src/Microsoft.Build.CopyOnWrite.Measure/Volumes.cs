@@ -9,9 +9,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
 /// <summary>
-/// Where a measurement runs: a folder the user named (on whatever file system holds it), or, on Linux as root, a
-/// fresh XFS/btrfs/ext4 volume in a loop-mounted image. Either way the measurement works in a folder of its own
-/// inside it (<see cref="WorkFolder"/>), removed at the end.
+/// Where a measurement runs: a folder the user named, or on Linux as root a fresh XFS/btrfs/ext4 loop volume; either
+/// way in a folder of its own inside it (<see cref="WorkFolder"/>), removed at the end.
 /// </summary>
 internal sealed class MeasuredVolume : IDisposable
 {

@@ -6,9 +6,8 @@ using System.Linq;
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
 /// <summary>
-/// A copy of the user's tree on a measurement volume, restored once. "Clean" means back to exactly the files
-/// that existed after that restore: every file and folder a build added is deleted, as `git clean -fdx`
-/// would after a fresh clone and restore.
+/// A copy of the user's tree on a measurement volume, restored once; "clean" deletes every file and folder added since
+/// that restore, as `git clean -fdx` would after a fresh clone and restore.
 /// </summary>
 internal sealed class Workspace
 {

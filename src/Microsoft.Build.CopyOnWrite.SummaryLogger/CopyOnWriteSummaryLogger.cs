@@ -15,15 +15,7 @@ namespace Microsoft.Build.CopyOnWrite.Savings;
 /// The build-wide CopyOnWrite summary: adds up the data line every Copy invocation logs (<see cref="CopyData"/>)
 /// over all projects and nodes, and prints the totals when the build ends.
 /// </summary>
-/// <remarks>
-/// MSBuild loads loggers only from its command line and response files, so this one is turned on with
-/// <c>-logger:Microsoft.Build.CopyOnWrite.Savings.CopyOnWriteSummaryLogger,PATH/Microsoft.Build.CopyOnWrite.SummaryLogger.dll</c>,
-/// the PATH the SDK's CopyOnWriteSummaryLogger property gives (the README shows how). As a central logger it receives the events of
-/// every node (-m), it works next to the console and terminal loggers, and it works on a binary log replay
-/// (<c>dotnet msbuild build.binlog -logger:...</c>). Parameters (after a semicolon):
-/// <c>SummaryFile=PATH</c> also writes the totals as JSON; <c>Verbosity=quiet|minimal|normal|detailed|diagnostic</c>.
-/// It prints at minimal verbosity and above (dotnet build's default is minimal); nothing at quiet.
-/// </remarks>
+/// <remarks>Turned on by the -logger: value the SDK's CopyOnWriteSummaryLogger gives; see docs/visibility.md.</remarks>
 public sealed class CopyOnWriteSummaryLogger : ILogger
 {
     private readonly object _lock = new();
@@ -171,9 +163,8 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     }
 
     /// <summary>
-    /// Per source volume -> destination volume, what was cloned and copied there: "  /src (xfs) -> /src (xfs): cloned
-    /// 565 files (547.9 MiB)". Cloned files and files copied within a volume (why: in the line above) stay on their
-    /// destination's volume; files copied for another volume name both.
+    /// A line per source -> destination volume. Clones and same-volume copies (whose reasons the summary line gives)
+    /// pair a volume with itself; copies from another volume name both.
     /// </summary>
     private IEnumerable<string> TrafficByVolumeLines()
     {

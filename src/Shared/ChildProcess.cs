@@ -11,10 +11,8 @@ using System.Threading;
 namespace Microsoft.Build.CopyOnWrite.Shared;
 
 /// <summary>
-/// A program run as a child, with everything it printed (standard output and error, interleaved as they came):
-/// <see cref="Run"/> to completion, or <see cref="Start"/>ed for a test to watch while it runs (output so far),
-/// signal (SIGINT, SIGKILL) and time out. Disposing kills whatever is left of its process tree, so nothing is left
-/// behind. One implementation, compiled into the measurement tool and the test suites (linked source, no shared assembly).
+/// A child program and its output (standard output and error, interleaved): <see cref="Run"/> to completion, or
+/// <see cref="Start"/> to watch, signal and time out. Disposing kills what is left of its process tree.
 /// </summary>
 internal sealed partial class ChildProcess : IDisposable
 {
@@ -50,7 +48,7 @@ internal sealed partial class ChildProcess : IDisposable
 
     /// <summary>Runs <paramref name="program"/> to its end.</summary>
     /// <param name="environment">Variables to set for the child; a null value removes one.</param>
-    /// <exception cref="TimeoutException">The program ran longer than <paramref name="timeout"/>; it and its children are killed.</exception>
+    /// <exception cref="TimeoutException">Past <paramref name="timeout"/>: it and its children are killed.</exception>
     public static (int ExitCode, string Output, TimeSpan Elapsed) Run(string program, IEnumerable<string> arguments, string? workingDirectory, IDictionary<string, string?>? environment, TimeSpan timeout)
     {
         using ChildProcess child = new(StartInfo(program, arguments, workingDirectory ?? Environment.CurrentDirectory, environment));
@@ -68,11 +66,8 @@ internal sealed partial class ChildProcess : IDisposable
     }
 
     /// <summary>
-    /// Starts <paramref name="fileName"/> with SIGINT at its default disposition, as a terminal starts a command, even when
-    /// this test run inherited SIGINT ignored: a script that runs a command in the background without job control
-    /// (`build/test.sh &amp;`) starts it with SIGINT and SIGQUIT ignored (POSIX), every process under it inherits that,
-    /// and .NET leaves an inherited ignored SIGINT ignored, so Ctrl-C would never reach the build.
-    /// `env --default-signal=INT` (coreutils 8.31+) resets it and then execs the command in the same process.
+    /// Starts <paramref name="fileName"/> via `env --default-signal=INT` (coreutils 8.31+; it execs, keeping the PID):
+    /// a `cmd &amp;` without job control starts with SIGINT ignored (POSIX), .NET keeps it, and Ctrl-C would be lost.
     /// </summary>
     public static ChildProcess Start(string fileName, IEnumerable<string> arguments, string workingDirectory, IDictionary<string, string?>? environment = null)
     {
@@ -181,9 +176,8 @@ internal sealed partial class ChildProcess : IDisposable
     }
 
     /// <summary>
-    /// A bare program name, found on PATH as a shell finds it. .NET looks in its own process's folder first, so from a
-    /// process that dotnet runs, "dotnet" would be that dotnet and not the first on PATH, which the user's shell runs
-    /// (and build/test.sh puts there to count the builds a test run starts). Windows keeps .NET's search (PATHEXT).
+    /// A bare program name found on PATH as a shell finds it: .NET looks in its own process's folder first, so "dotnet"
+    /// would be the running one, not the one build/test.sh puts first on PATH. Windows keeps .NET's search (PATHEXT).
     /// </summary>
     private static string OnPath(string program)
     {

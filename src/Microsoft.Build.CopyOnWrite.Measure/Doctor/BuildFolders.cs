@@ -6,9 +6,8 @@ using System.Linq;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// Which project a doctor run means (the project named, else what `dotnet build` would build in the folder named), and
-/// that project's folders from MSBuild's own evaluation of it (-getProperty, with NuGet's _GetRestoreSettings run
-/// first), read by <see cref="ProjectFolders"/>, so the repository need not have adopted the SDK.
+/// Which projects a doctor run checks, and their folders from MSBuild's own evaluation (-getProperty after NuGet's
+/// _GetRestoreSettings; <see cref="ProjectFolders"/>), so the repository need not have adopted the SDK.
 /// </summary>
 internal static class BuildFolders
 {
@@ -120,8 +119,8 @@ internal static class BuildFolders
     }
 
     /// <summary>
-    /// The project's folders as MSBuild evaluates it (<see cref="Evaluate"/>); false with MSBuild's first error, said as a
-    /// sentence, when MSBuild cannot evaluate it.
+    /// The project's folders as MSBuild evaluates it (<see cref="Evaluate"/>); false with MSBuild's first error, said
+    /// as a sentence, when MSBuild cannot evaluate it.
     /// </summary>
     public static bool TryEvaluate(string project, out ProjectFolders? folders, out string? problem)
     {
@@ -159,9 +158,8 @@ internal static class BuildFolders
     }
 
     /// <summary>
-    /// How the doctor asks MSBuild for a project's properties (after <c>target</c>, where one is named): by default a
-    /// `dotnet msbuild` where `dotnet build` of it would run (its global.json picks the SDK). The tool's own tests, which
-    /// ask what the doctor makes of MSBuild's answers, ask the MSBuild registered in their process instead.
+    /// How the doctor asks MSBuild for properties (after <c>target</c>, if named): `dotnet msbuild` in the project's
+    /// folder, so its global.json picks the SDK. The tool's tests swap in the MSBuild registered in their process.
     /// </summary>
     internal static ProjectEvaluation Evaluate { get; set; } = DotnetMSBuild;
 
@@ -212,11 +210,7 @@ internal static class BuildFolders
         return values;
     }
 
-    /// <summary>
-    /// The project whose outputs the doctor checks for a folder (README, "Ask the doctor"): what `dotnet build` would
-    /// build there, so the project file in the folder, else the first project of the one solution in it; with neither,
-    /// the first project file below.
-    /// </summary>
+    /// <summary>The folder's only solution if it has no project file (what `dotnet build` builds), else null.</summary>
     private static string? SolutionBuiltIn(string folder)
     {
         string[] here = SafeFiles(folder).ToArray();

@@ -12,10 +12,8 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 internal sealed record BuildCopy(FolderOnVolume From, FolderOnVolume To, SourceOrigin Source, string What, bool? Passes);
 
 /// <summary>
-/// "Does this repository clone what it builds?", decided by the rule the build's CopyOnWriteMode=Required applies
-/// (<see cref="CloneRule"/>) over the copies a build makes: the repository's files and the compiled assembly into the
-/// build output, and the package files restore says the build copies, from the package folder that holds them. Where a
-/// fact is missing (not restored yet) it assumes the worse and says so, with the command that makes it sure.
+/// "Does this repository clone what it builds?": <see cref="CloneRule"/>, the rule of CopyOnWriteMode=Required, over
+/// the copies a build makes, assuming the worse where a fact is missing (docs/volumes.md, "The rule").
 /// </summary>
 internal sealed class CloneVerdict
 {
@@ -128,8 +126,8 @@ internal sealed class CloneVerdict
         => new(from, to, source, what, from.Volume.Root == "?" || to.Volume.Root == "?" ? null : PassesRequired(source, from.Volume, to.Volume));
 
     /// <summary>
-    /// Where the build says files from <paramref name="folder"/> come from (<see cref="CopySources.OriginOf"/>, the task's
-    /// own rule); where its path says nothing, what MSBuild told the doctor the folder is.
+    /// Where the build says files from <paramref name="folder"/> come from (<see cref="CopySources.OriginOf"/>, the
+    /// task's own rule); where its path says nothing, what MSBuild told the doctor the folder is.
     /// </summary>
     private static SourceOrigin SourceOf(FolderOnVolume folder, BuildFacts facts)
         => facts.Sources.OriginOf(folder.Folder.Path) is var origin && origin != SourceOrigin.Movable ? origin

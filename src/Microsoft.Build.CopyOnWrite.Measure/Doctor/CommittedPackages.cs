@@ -26,19 +26,18 @@ internal enum GitHolds
 }
 
 /// <summary>A local package source of the build's NuGet configuration that holds our packages.</summary>
-/// <param name="Key">Its key in NuGet.config (what packageSourceMapping names), or null where no file read names it.</param>
+/// <param name="Key">Its NuGet.config key (what packageSourceMapping names); null where no file read names it.</param>
 /// <param name="OurPackages">Our .nupkg files in it.</param>
-/// <param name="IgnoredBy">Where git holds them <see cref="GitHolds.Ignored"/>: the rule, as `git check-ignore -v` says it (file:line:pattern).</param>
+/// <param name="IgnoredBy">For <see cref="GitHolds.Ignored"/>: the rule, as `git check-ignore -v` gives it.</param>
 internal sealed record PackageFolder(string? Key, string Path, IReadOnlyList<string> OurPackages, GitHolds Git, string? IgnoredBy);
 
 /// <summary>
-/// What a fresh clone of the repository meets when it restores our packages, beyond this machine's package cache,
-/// which hides both problems here: the package folder committed, and a packageSourceMapping (where there is one)
-/// that lets NuGet look for our packages at all.
+/// What a fresh clone meets when it restores our packages, which this machine's package cache hides: the package
+/// folder not committed, or a packageSourceMapping that keeps NuGet from looking for them there.
 /// </summary>
 /// <param name="Repository">The repository's work tree, or the repository folder where it is not in git.</param>
-/// <param name="UsesOurSdk">Whether the project imports our SDK (else a mapping without it is no concern of ours).</param>
-/// <param name="Mapping">packageSourceMapping's patterns by source key; null where no configuration has the section.</param>
+/// <param name="UsesOurSdk">Whether the project imports our SDK (else a mapping without it is not our concern).</param>
+/// <param name="Mapping">packageSourceMapping's patterns by source key; null where no configuration has one.</param>
 internal sealed record CommittedPackages(string Repository, bool UsesOurSdk, IReadOnlyList<PackageFolder> Folders, IReadOnlyDictionary<string, IReadOnlyList<string>>? Mapping)
 {
     /// <summary>The SDK and the tool; the package id NuGet matches case-insensitively.</summary>
@@ -92,8 +91,8 @@ internal sealed record CommittedPackages(string Repository, bool UsesOurSdk, IRe
         => string.Join(", and ", ids.Select(id => id == PackageIds[0] ? "the build fails with MSB4236" : "`dotnet tool restore` fails (\"not found in NuGet feeds\")"));
 
     /// <summary>
-    /// The sources NuGet looks in for <paramref name="id"/>: those with its most specific matching pattern (the id itself
-    /// beats any prefix, a longer prefix a shorter one); none where no pattern matches.
+    /// The sources NuGet looks in for <paramref name="id"/>: those with its most specific matching pattern (the id
+    /// itself beats any prefix, a longer prefix a shorter one); none where no pattern matches.
     /// </summary>
     private IReadOnlyList<string> SourcesFor(string id)
     {

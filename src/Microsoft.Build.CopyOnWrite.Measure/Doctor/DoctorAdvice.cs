@@ -114,10 +114,8 @@ internal static class DoctorAdvice
     }
 
     /// <summary>
-    /// Where the project asks for links (CreateHardLinksFor...IfPossible, CreateSymbolicLinksFor...IfPossible): a link into
-    /// the package cache makes every later write into the output a write into the cache (dotnet/msbuild#8273). Where the
-    /// outputs clone from the package cache, CopyOnWriteInsteadOfLinks makes clones instead, which share no file; where
-    /// they cannot, the links stay, and so does the hazard.
+    /// Where the project asks for links (docs/links.md): CopyOnWriteInsteadOfLinks where the outputs can clone from the
+    /// package cache; elsewhere the links, and with them writes into the cache, stay.
     /// </summary>
     public static IEnumerable<Finding> Links(IReadOnlyList<FolderOnVolume> folders, BuildFacts facts)
     {
@@ -159,9 +157,8 @@ internal static class DoctorAdvice
     }
 
     /// <summary>
-    /// Outputs that are links into a package folder now, whatever the project asks today (an earlier build's links stay
-    /// until something replaces them): where the outputs clone from the package cache, one build with
-    /// CopyOnWriteInsteadOfLinks replaces each with a clone; elsewhere only a clean build without links does.
+    /// Outputs that are links into a package folder now, whatever the project asks today (links stay until replaced):
+    /// one build with CopyOnWriteInsteadOfLinks replaces them where they can clone, else only a clean build does.
     /// </summary>
     public static Finding? LinksNow(LinkedOutputs linked, IReadOnlyList<FolderOnVolume> folders)
     {

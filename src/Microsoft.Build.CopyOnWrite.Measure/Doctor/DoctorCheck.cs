@@ -65,10 +65,8 @@ internal static class AdviceOSes
 }
 
 /// <summary>
-/// Can this machine clone what this repository builds? Looks at the folders a build copies between (the repository,
-/// its outputs, the package cache and its fallback folders, the .NET installation, the temp folder), asks the volume
-/// component what volume each is on and whether it clones, and says what stands in the way, worst first, each with
-/// the command that fixes it (`dotnet cow-measure doctor`).
+/// Can this machine clone what this repository builds? The volumes of the folders a build copies between, and what
+/// stands in the way, worst first, each with its fix (docs/volumes.md, "The doctor").
 /// </summary>
 internal sealed class DoctorCheck
 {
@@ -153,10 +151,8 @@ internal sealed class DoctorCheck
     }
 
     /// <summary>
-    /// Whether the check may write its probe file in <paramref name="folder"/>: only where a build writes anyway (the
-    /// repository and its outputs, the package cache, the temp folder) or a folder the user named, and never inside the
-    /// .NET installation or a system folder, whatever the permissions (root may write anywhere). Elsewhere the volume
-    /// is judged by its own flags or its file system's kind, and its evidence says so.
+    /// Whether the probe may write in <paramref name="folder"/>: never in the .NET installation, a fallback folder or a
+    /// system folder, even as root (docs/volumes.md, "The doctor"); there the volume's flags or kind decide.
     /// </summary>
     internal static bool MayProbe(CheckedFolder folder, IReadOnlyList<string> notToWriteIn)
     {
@@ -194,9 +190,8 @@ internal sealed class DoctorCheck
     }
 
     /// <summary>
-    /// Where the repository's volume does not clone, the mounted volumes that do (from their own flags or their kind: no
-    /// probe is written at a mount point that is no folder of the build): the fix can then name a volume this machine
-    /// already has instead of a new one.
+    /// Where the repository's volume does not clone, the mounted volumes that do, judged without writing there, so the
+    /// fix can name a volume this machine already has.
     /// </summary>
     private static IReadOnlyList<VolumeFacts> CloneCapableVolumesBesides(FolderOnVolume? repository, VolumeFactsInspector inspector, Func<IReadOnlyList<VolumeLocation>>? volumesThatMayClone)
     {

@@ -10,9 +10,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// `dotnet cow-measure doctor [FOLDER...]`: can this machine clone what the repository builds? Before any build:
-/// the folders a build copies between, their volumes, which pairs clone, and what to type where they do not, by the
-/// build's own rules (the task assembly's CloneRule, CopySources and settings parser).
+/// `dotnet cow-measure doctor [FOLDER...]`: before any build, can this machine clone what the repository builds, by
+/// the build's own rules (the task assembly's CloneRule, CopySources and settings parser).
 /// </summary>
 internal static class DoctorCommand
 {

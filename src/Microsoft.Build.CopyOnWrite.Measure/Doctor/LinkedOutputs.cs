@@ -8,10 +8,8 @@ using Microsoft.Build.CopyOnWrite.Settings;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// Outputs of the build that are links into a package folder now (dotnet/msbuild#8273: a write into such an output is
-/// a write into the package cache): a symbolic link whose target is in a package folder, or a hard link that is a
-/// package's own file, found by its device and inode among the files of the packages restore says the build copies.
-/// Read-only. Hard links are told on Linux only (the task's statx); symbolic links everywhere.
+/// Outputs that are links into a package folder now (docs/links.md), found by reading only: symbolic links by target,
+/// hard links by device and inode among the copied packages' files (Linux only: the task's statx).
 /// </summary>
 /// <param name="Examples">A few of them, as paths.</param>
 internal sealed record LinkedOutputs(int Count, IReadOnlyList<string> Examples)
@@ -23,7 +21,7 @@ internal sealed record LinkedOutputs(int Count, IReadOnlyList<string> Examples)
 
     /// <param name="outputs">The build's output folders (bin, obj; a publish folder is below bin).</param>
     /// <param name="packageFolders">The package cache and fallback folders.</param>
-    /// <param name="packages">The folders of the packages restore says a build copies files from (ID/VERSION below a package folder).</param>
+    /// <param name="packages">The folders (ID/VERSION) of the packages restore says a build copies files from.</param>
     public static LinkedOutputs Find(IEnumerable<string> outputs, IReadOnlyList<string> packageFolders, IEnumerable<string> packages)
     {
         if (packageFolders.Count == 0)

@@ -9,11 +9,8 @@ using Microsoft.Build.Locator;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// Lets the Copy task that the self-test runs in this process log MSBuild's own texts, as it does in a build: the task
-/// asks for Microsoft.Build.Tasks.Core by name (MSBuildHost.TasksAssembly), which a build's process has and this tool
-/// does not carry, so the name resolves to the copy in the .NET SDK that Microsoft.Build.Locator finds. Without an SDK
-/// the task keeps its fallback (a text's name and arguments). Not in SelfTest/, which the Windows parity program also
-/// compiles: that program carries its own Microsoft.Build.Tasks.Core.
+/// Resolves Microsoft.Build.Tasks.Core, which the self-test's Copy task loads by name for MSBuild's texts, to the .NET
+/// SDK's copy. Kept out of SelfTest/, which the Windows parity program compiles with a Tasks.Core of its own.
 /// </summary>
 internal static class MSBuildTexts
 {

@@ -8,9 +8,8 @@ using Microsoft.Build.CopyOnWrite.Settings;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// The folders a build of one project copies between, and what else the check needs to know, from MSBuild's own
-/// evaluation of that project: `dotnet cow-measure doctor` asks MSBuild for these names (-getProperty, with NuGet's
-/// _GetRestoreSettings run first).
+/// The folders a build of one project copies between, and the other facts the check needs, from MSBuild's own
+/// evaluation of the project (-getProperty after NuGet's _GetRestoreSettings).
 /// </summary>
 /// <param name="Repository">The folder of the project's Directory.Build.props else the project's folder.</param>
 /// <param name="PackageSources">NuGet's package sources for the project (_OutputSources), URLs and folders.</param>
@@ -20,10 +19,8 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
     IReadOnlyList<string> PackageSources, IReadOnlyList<string> NuGetConfigFiles, bool UsesOurSdk)
 {
     /// <summary>
-    /// Every property read. _OutputPackagesPath and _OutputFallbackFolders are NuGet's own answer from its configuration
-    /// (NUGET_PACKAGES, NuGet.config, RestorePackagesPath), set by NuGet's _GetRestoreSettings, so they are there before
-    /// the first restore; NuGetPackageRoot and NuGetPackageFolders, which restore writes into obj/, stand in where that
-    /// target does not run.
+    /// Every property read. NuGet's _GetRestoreSettings sets _OutputPackagesPath and _OutputFallbackFolders before any
+    /// restore; NuGetPackageRoot and NuGetPackageFolders, which restore writes into obj/, stand in where it cannot run.
     /// </summary>
     public static IReadOnlyList<string> PropertyNames { get; } =
     [
@@ -37,7 +34,7 @@ internal sealed record ProjectFolders(string Project, string Repository, IReadOn
     /// The folders from the project's evaluated properties (<paramref name="property"/> answers each of
     /// <see cref="PropertyNames"/>, empty or null when unset), the temp folder included.
     /// </summary>
-    /// <param name="innerBuilds">Each target framework's evaluation of a project with several (OutDir and IntermediateOutputPath): its output folders replace the outer build's.</param>
+    /// <param name="innerBuilds">Per-framework OutDir and IntermediateOutputPath, instead of the outer build's.</param>
     public static ProjectFolders From(Func<string, string?> property, IReadOnlyList<Func<string, string?>>? innerBuilds = null)
     {
         string Read(string name) => (property(name) ?? string.Empty).Trim();

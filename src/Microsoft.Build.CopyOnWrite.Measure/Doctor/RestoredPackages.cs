@@ -7,13 +7,12 @@ using Microsoft.Build.CopyOnWrite.Settings;
 namespace Microsoft.Build.CopyOnWrite.Measure.Doctor;
 
 /// <summary>
-/// What the doctor knows of the build beyond its folders: the restore results to read, where the build says a source
-/// comes from (the task's own <see cref="CopySources"/>, built from the project's settings and environment), and the
-/// links the project asks for.
+/// What the doctor knows of the build beyond its folders: the restore results to read, where a source comes from by
+/// the task's own <see cref="CopySources"/>, and the links the project asks for.
 /// </summary>
-/// <param name="AssetsFiles">project.assets.json files MSBuild named (ProjectAssetsFile); the repository is searched for more.</param>
-/// <param name="LinksAsked">The link properties the project sets to true (CreateHardLinksForCopyLocalIfPossible...): its Copy calls ask for links.</param>
-/// <param name="Settings">The project's CopyOnWrite settings, parsed as the build parses them; <paramref name="SettingProblems"/> says what a build stops on (COW003).</param>
+/// <param name="AssetsFiles">The ProjectAssetsFile MSBuild named; the repository is searched for more.</param>
+/// <param name="LinksAsked">The link properties the project sets to true: its Copy calls ask for links.</param>
+/// <param name="Settings">As the build parses them; <paramref name="SettingProblems"/> stop a build (COW003).</param>
 /// <param name="Committed">What a fresh clone meets when it restores our packages; null: not looked at.</param>
 internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, CopySources Sources, IReadOnlyList<string> LinksAsked, CopyOnWriteSettings Settings, IReadOnlyList<string> SettingProblems, CommittedPackages? Committed = null)
 {
@@ -29,12 +28,12 @@ internal sealed record BuildFacts(IReadOnlyList<string> AssetsFiles, CopySources
     public bool InsteadOfLinks => Settings.InsteadOfLinks;
 }
 
-/// <summary>What restore wrote about the repository's packages: whether a build copies package files, and from which package folders.</summary>
-/// <param name="Known">Whether a restore result was read; false: the repository was not restored (or it could not be read here).</param>
+/// <summary>What restore wrote: whether a build copies package files, and from which package folders.</summary>
+/// <param name="Known">Whether a restore result was read; false: not restored, or not readable here.</param>
 /// <param name="AssetsFiles">The project.assets.json files read.</param>
-/// <param name="CopiedPackages">Packages with files a build copies into an application's output (lib, runtimes, resources), as id/version.</param>
-/// <param name="CopiedFrom">The package folders those packages are found in, first one that has each, as the build resolves them.</param>
-/// <param name="PackageDirectories">Those packages' own folders (ID/VERSION below the package folder that has each).</param>
+/// <param name="CopiedPackages">Packages with files a build copies into an application's output, as id/version.</param>
+/// <param name="CopiedFrom">The package folders they come from: for each, the first that has it.</param>
+/// <param name="PackageDirectories">Those packages' folders (ID/VERSION in the package folder that has each).</param>
 internal sealed record RestoredPackages(bool Known, IReadOnlyList<string> AssetsFiles, IReadOnlyList<string> CopiedPackages, IReadOnlyList<string> CopiedFrom, string? Problem, IReadOnlyList<string>? PackageDirectories = null)
 {
     private static readonly string[] CopiedAssetKinds = ["runtime", "native", "resource", "runtimeTargets"];

@@ -26,7 +26,7 @@ internal enum CopyKind
 internal sealed record FileCopy(string Source, string Destination, CopyKind Kind);
 
 /// <summary>One run of a Copy task (MSBuild's or ours) in the build.</summary>
-/// <param name="Ours">Whether the task came from Microsoft.Build.CopyOnWrite rather than MSBuild's own assembly.</param>
+/// <param name="Ours">Whether the task came from Microsoft.Build.CopyOnWrite, not MSBuild's own assembly.</param>
 /// <param name="SkippedUnchanged">Files the task left alone because SkipUnchangedFiles found them up to date.</param>
 internal sealed record CopyTaskRun(string Project, string Target, int Node, DateTime Start, DateTime End, bool Ours, IReadOnlyList<FileCopy> Files, int SkippedUnchanged)
 {
@@ -40,9 +40,8 @@ internal sealed record BuildCopies(string BinaryLog, DateTime Start, DateTime En
 }
 
 /// <summary>
-/// Reads the Copy tasks of a build from its binary log with MSBuild.StructuredLogger. What was copied comes from the
-/// task's own messages, not its parameters: SourceFiles and DestinationFiles also list the files it skipped as up to
-/// date, and only the messages say which files were written and which were linked.
+/// The Copy tasks of a build from its binary log (MSBuild.StructuredLogger), by their messages: SourceFiles and
+/// DestinationFiles also list the files skipped as up to date, and only messages tell written files from linked ones.
 /// </summary>
 internal static partial class BinaryLogCopies
 {

@@ -9,10 +9,9 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 
 /// <summary>Copies from one volume to another (or within one), as the build made them.</summary>
 /// <param name="Files">Regular files of at least one byte: each would be a clone on one clone-capable volume.</param>
-/// <param name="SmallFiles">Those of them below <see cref="CopyForecast.NoGainBytes"/>: a clone saves no time there.</param>
-/// <param name="Where">What the source folder is, when it is one a user can name (the NuGet package cache, the .NET installation).</param>
-/// <param name="AlreadyCloned">Files of the pair the build's own Copy already cloned: the volume clones and MSBuild's own
-/// Copy clones there too (File.Copy on Linux and macOS, CopyFile on a Windows 11 24H2 Dev Drive), or the Copy was ours.</param>
+/// <param name="SmallFiles">Those below <see cref="CopyForecast.NoGainBytes"/>, where a clone saves no time.</param>
+/// <param name="Where">The named folder all sources lie in (the package cache, the .NET installation), if any.</param>
+/// <param name="AlreadyCloned">Files a Copy already cloned: ours, or MSBuild's where File.Copy clones too.</param>
 internal sealed record CopiesBetweenVolumes(BuildVolume Source, BuildVolume Destination, int Files, long Bytes, int SmallFiles, long SmallBytes, string? Where, int AlreadyCloned = 0)
 {
     /// <summary>One file system, by the clone rule (a btrfs subvolume is its file system).</summary>
@@ -54,10 +53,8 @@ internal sealed record CopyForecast(
     IReadOnlyList<ProjectCopies> Projects)
 {
     /// <summary>
-    /// Below this size a clone saves no time: in this repository's benchmarks (docs/results/benchmarks.md, section 1) a byte
-    /// copy of 16 KiB is as fast as a clone or faster (XFS 0.81x, btrfs 0.99x, ext4's copy 0.75x of the engine's time),
-    /// and at the next size measured, 256 KiB, the clone is ahead (XFS 1.64x, btrfs 7.3x). Files up to 16 KiB count as
-    /// no gain in time; they still clone and still share their blocks.
+    /// Files up to 16 KiB, where a byte copy is as fast as a clone (docs/results/benchmarks.md, section 1), count as no
+    /// time gained; they still clone and share their blocks.
     /// </summary>
     public const long NoGainBytes = 16 * 1024 + 1;
 
@@ -105,9 +102,8 @@ internal sealed record CopyForecast(
             }
         }
 
-        // What the build's Copy already cloned: within one volume that clones, by a Copy that clones there (ours, or
-        // MSBuild's own where File.Copy / CopyFile clones: the volume component's StockCopyClones). A clone of it by
-        // our SDK would save no disk and no time; what it adds there is knowing, reporting and atomic replace.
+        // Already cloned: within a volume that clones, by ours or by MSBuild's Copy where File.Copy / CopyFile clones
+        // (StockCopyClones). Our SDK would add reporting and atomic replace there, not disk or time.
         bool AlreadyClone((FileCopy FileCopy, FileOnDisk Source, FileOnDisk Destination, bool Ours) c)
         {
             if (c.Source.Volume != c.Destination.Volume)
@@ -177,10 +173,8 @@ internal sealed record CopyForecast(
     }
 
     /// <summary>
-    /// The wall time during which at least one Copy task with work for a clone was running (the union of their
-    /// spans). The build's critical path is one chain of steps in time order, so the Copy time on it is a sum of
-    /// disjoint spans inside this union: cloning, which can only shorten Copy tasks, cannot shorten a build in that
-    /// order by more. Copy tasks that only skipped or linked files are left out: a clone saves them nothing.
+    /// The union of the runs' spans: a ceiling on the build time cloning can save, since cloning only shortens Copy
+    /// tasks and the critical path's Copy time lies in disjoint spans inside it.
     /// </summary>
     internal static TimeSpan WallTimeOf(IEnumerable<CopyTaskRun> runs)
     {

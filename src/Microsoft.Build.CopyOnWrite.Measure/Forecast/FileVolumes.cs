@@ -11,11 +11,7 @@ namespace Microsoft.Build.CopyOnWrite.Measure.Forecast;
 internal sealed record FileOnDisk(bool Exists, bool Regular, long Size, string Volume);
 
 /// <summary>A volume that files of the build sit on.</summary>
-/// <param name="Key">
-/// The volume component's <see cref="VolumeLocation.FileSystemKey"/>, the identity the clone rule compares (on Linux the
-/// file system's device as the mount table gives it, not st_dev: btrfs gives each subvolume its own st_dev, yet clones
-/// between them, so st_dev would split one file system in two).
-/// </param>
+/// <param name="Key"><see cref="VolumeLocation.FileSystemKey"/> (not st_dev, which btrfs gives each subvolume).</param>
 /// <param name="Facts">What the volume component says about it.</param>
 internal sealed record BuildVolume(string Key, VolumeFacts Facts)
 {
@@ -29,8 +25,8 @@ internal sealed record BuildVolume(string Key, VolumeFacts Facts)
 }
 
 /// <summary>
-/// Stats the files a build copied (<see cref="FileAsFound"/>) and names their volumes: st_dev where the OS gives it, and what
-/// the tool's inspector (<see cref="VolumeFactsInspector"/>) says of each: mount point, file system, whether it clones.
+/// Stats the files a build copied (<see cref="FileAsFound"/>) and names their volumes: st_dev where the OS gives it,
+/// and what <see cref="VolumeFactsInspector"/> says of each: mount point, file system, whether it clones.
 /// </summary>
 internal sealed class FileVolumes(VolumeFactsInspector volumes)
 {

@@ -15,19 +15,8 @@ internal sealed record ExtractedPackage(string Id, string Version, string Folder
 }
 
 /// <summary>
-/// The layout of a NuGet package folder (the global packages folder, a fallback folder: NuGet's "v3" layout) and what
-/// NuGet's extraction makes of a .nupkg there, as NuGet documents and does it:
-/// <list type="bullet">
-/// <item>each package in <c>ROOT/ID/VERSION/</c>, id and normalized version in lower case, holding <c>ID.VERSION.nupkg</c> (the
-/// package as downloaded), <c>ID.VERSION.nupkg.sha512</c> and <c>.nupkg.metadata</c>, which NuGet writes itself
-/// (.nupkg.metadata last, as the mark of a finished extraction);</item>
-/// <item>every zip entry extracted at its path with its %-escapes undone (<c>lib/portable-net45%2Bwin8/</c> is
-/// <c>lib/portable-net45+win8/</c> on disk), <c>.signature.p7s</c> included;</item>
-/// <item>not extracted: folder entries, the zip's packaging parts (<c>[Content_Types].xml</c>, <c>_rels/</c>,
-/// <c>package/</c>, which holds the .psmdcp), and entries named like the files NuGet writes (<c>*.nupkg.sha512</c>,
-/// <c>*.nupkg.metadata</c>);</item>
-/// <item>the .nuspec at the zip's root extracted, bytes unchanged, as <c>ID.nuspec</c> (lower case).</item>
-/// </list>
+/// NuGet's "v3" package folder (the global packages folder, a fallback folder) and where its extraction puts each
+/// .nupkg entry: %-escapes undone, packaging parts and NuGet's own files left out, the root .nuspec as ID.nuspec.
 /// </summary>
 internal static class NuGetPackageFolder
 {
@@ -40,8 +29,7 @@ internal static class NuGetPackageFolder
 
     /// <summary>
     /// The packages below <paramref name="root"/>: each <c>ID/VERSION/</c> folder with a .nupkg or a file NuGet writes
-    /// beside one (so that a package whose .nupkg is gone is still found, and reported), by id and version.
-    /// Folders whose names start with a dot (NuGet's own, a tool's) are not packages.
+    /// beside one, so that a package whose .nupkg is gone is still reported. Dot folders (NuGet's, a tool's) are not.
     /// </summary>
     public static IReadOnlyList<ExtractedPackage> Packages(string root)
         => Folders(root)
@@ -52,9 +40,8 @@ internal static class NuGetPackageFolder
             .ToList();
 
     /// <summary>
-    /// Where NuGet puts the zip entry <paramref name="entryName"/> of package <paramref name="id"/>, relative to the
-    /// package's folder with '/' between folders; null for an entry NuGet does not extract, or one whose path would
-    /// leave the package's folder (NuGet refuses such a package).
+    /// Where NuGet puts entry <paramref name="entryName"/> of package <paramref name="id"/>, relative to its folder
+    /// with '/'; null for an entry NuGet does not extract, or whose path leaves the folder (NuGet refuses those).
     /// </summary>
     public static string? ExtractedPath(string entryName, string id)
     {
@@ -76,9 +63,8 @@ internal static class NuGetPackageFolder
     }
 
     /// <summary>
-    /// Why NuGet could not have extracted the entry <paramref name="entryName"/> where its name says (a name that climbs
-    /// out of the package's folder or starts at a root, which NuGet refuses; a NUL or another control character, which
-    /// no file name on disk holds once the %-escapes are undone), or null for a name that can be extracted.
+    /// Why NuGet could not have extracted <paramref name="entryName"/> where its name says (out of the package's
+    /// folder, which NuGet refuses; a control character once unescaped, which no file name holds), or null.
     /// </summary>
     public static string? Unextractable(string entryName)
     {

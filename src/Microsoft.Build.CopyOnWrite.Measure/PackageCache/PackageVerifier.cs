@@ -58,18 +58,16 @@ internal sealed record CacheVerification(
 }
 
 /// <summary>
-/// Compares every file NuGet extracted from each package with the package's own .nupkg, reading only: first the size
-/// (a stat), then the file's CRC-32 against the one the .nupkg's central directory records (the file is read, nothing
-/// is decompressed); an entry is decompressed only to confirm a CRC that differs, and where the .nupkg records no
-/// CRC. Several packages at once, the largest first, so that the last one does not run alone.
+/// Compares each file NuGet extracted with its .nupkg, reading only (PackageCache/README.md); several packages at once,
+/// the largest first, so that the last one does not run alone.
 /// </summary>
 internal static class PackageVerifier
 {
     private const int BufferBytes = 1 << 20;
 
     /// <summary>
-    /// Packages verified at once: a core each for the CRC of cached files, and at least 4, since files read cold wait on
-    /// the disk and more readers keep its queue full (here, 2 cores: a cold cache in 2.5-2.8 s with 4, 3.2-3.5 s with 2).
+    /// Packages verified at once: a core each for the CRC of cached files, and at least 4, since files read cold wait
+    /// on the disk and more readers keep its queue full.
     /// </summary>
     private static int Workers => Math.Max(4, Environment.ProcessorCount);
 
@@ -292,9 +290,8 @@ internal static class PackageVerifier
     }
 
     /// <summary>
-    /// The offset of the first byte where the file and the decompressed entry differ, or null when they are the same:
-    /// the full comparison, for a CRC that differs (to say where) or one the .nupkg does not have. An entry whose data
-    /// does not decompress throws InvalidDataException (the .nupkg is damaged).
+    /// The offset of the first byte where the file and the decompressed entry differ, or null when they are the same;
+    /// an entry that does not decompress throws InvalidDataException (the .nupkg is damaged).
     /// </summary>
     private static long? FirstDifference(string path, ZipArchiveEntry entry, byte[] buffer)
     {
@@ -325,8 +322,8 @@ internal static class PackageVerifier
     }
 
     /// <summary>
-    /// "a symbolic link to TARGET" (or "FOLDER/, a symbolic link to TARGET") for the first of <paramref name="relative"/>'s
-    /// folders below <paramref name="root"/> that is a symbolic link, else null; each folder looked at once per package.
+    /// "FOLDER/, a symbolic link to TARGET" for the first folder of <paramref name="relative"/> below
+    /// <paramref name="root"/> that is a symbolic link, else null; each folder is looked at once per package.
     /// </summary>
     private static string? LinkIn(string root, string relative, PackageOutcome outcome)
     {

@@ -9,11 +9,8 @@ using Microsoft.Build.CopyOnWrite.Measure.Doctor;
 namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;
 
 /// <summary>
-/// `dotnet cow-measure verify [PROJECT|SOLUTION|FOLDER] [--packages FOLDER]... [--json FILE]`: is a NuGet package folder
-/// damaged? Builds that linked outputs into the package cache (MSBuild's CreateHardLinksFor...IfPossible) let a write
-/// into an output change the cache (dotnet/msbuild#1407, #8273, #14956; dotnet/roslyn#9592), and NuGet checks only a
-/// package's signature, never the files it extracted. This compares each of those files, in the package folders the
-/// project uses (found as the doctor finds them) and those named, with the package's own .nupkg. It only reads.
+/// `dotnet cow-measure verify`: compares each file NuGet extracted with its .nupkg, read-only. Builds that link outputs
+/// into the cache can change it (dotnet/msbuild#8273), and NuGet checks a package's signature, never its files.
 /// </summary>
 internal static class VerifyCommand
 {

@@ -6,9 +6,8 @@ using System.Threading;
 namespace Microsoft.Build.CopyOnWrite.Measure.PackageCache;
 
 /// <summary>
-/// How far a verification has come, counted from its workers, and a line on standard error each second that says it:
-/// packages and files done, MiB read and the rate. Only on a terminal (a redirected standard error gets nothing) and
-/// only from the first second on, so a short run prints nothing; the line is rewritten in place and erased at the end.
+/// A progress line on standard error each second (packages, files, MiB read, rate), rewritten in place and erased at
+/// the end; for a terminal only, and from the first second on, so a short run prints nothing.
 /// </summary>
 internal sealed class VerifyProgress : IDisposable
 {

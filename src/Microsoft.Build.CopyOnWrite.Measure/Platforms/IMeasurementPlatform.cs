@@ -5,10 +5,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// What the measurement needs from the operating system: which file system holds a folder and whether it can clone
-/// (asked of the SDK's volume component, compiled in: src/Microsoft.Build.CopyOnWrite/Volumes), how much of it is in use, making its pending writes durable, and what machine this is. One implementation per OS
-/// (LinuxPlatform, WindowsPlatform, MacPlatform); the Windows and macOS ones decide from what their OS answers
-/// (<see cref="IWindowsSystem"/>, <see cref="IMacSystem"/>), so those decisions are tested on any OS.
+/// What the measurement asks of the OS (Platforms/README.md), one implementation per OS; the Windows and macOS ones
+/// decide from <see cref="IWindowsSystem"/> and <see cref="IMacSystem"/>, so those decisions are tested on any OS.
 /// </summary>
 internal interface IMeasurementPlatform
 {

@@ -6,8 +6,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// macOS: the volume as <see cref="MacVolumeFacts"/> describes it (statfs, a probe clone), used space from statfs, sync() to
-/// flush, getloadavg and sysctl for the machine. Every decision is made here from <see cref="IMacSystem"/>'s answers.
+/// macOS: the volume as <see cref="MacVolumeFacts"/> describes it, used space from statfs, sync() to flush, getloadavg
+/// and sysctl for the machine. Every decision is made here from <see cref="IMacSystem"/>'s answers.
 /// </summary>
 internal sealed class MacPlatform : IMeasurementPlatform
 {

@@ -8,15 +8,15 @@ using Microsoft.Win32.SafeHandles;
 
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
-/// <summary>What the tool reports of one volume: where it is, its file system, whether files can be cloned on it and how that is known.</summary>
+/// <summary>A volume as the tool reports it: where, its file system, whether it clones and how that is known.</summary>
 /// <param name="Root">As in <see cref="VolumeLocation.Root"/>.</param>
 /// <param name="FileSystem">As in <see cref="VolumeLocation.FileSystem"/>.</param>
 /// <param name="CanClone">Whether files can be cloned within the volume; null when it could not be found out.</param>
-/// <param name="CloneEvidence">How that is known: the volume's own flag (Windows), a probe clone of a file of our own, or the file system's kind.</param>
-/// <param name="StockCopyClones">Whether MSBuild's own Copy task (File.Copy / CopyFile) clones there too; null when unknown.</param>
-/// <param name="DevDrive">Windows: whether the volume is a Dev Drive; null elsewhere or when Windows would not say.</param>
-/// <param name="TrustedDevDrive">Windows: whether that Dev Drive is trusted (antivirus in performance mode); null when not a Dev Drive.</param>
-/// <param name="UsedSpaceCaveat">Why the volume's used space can move for reasons other than a build, where the OS makes it so.</param>
+/// <param name="CloneEvidence">How: the volume's flag (Windows), a probe clone, or the file system's kind.</param>
+/// <param name="StockCopyClones">Whether the stock Copy (File.Copy / CopyFile) clones there too; null: unknown.</param>
+/// <param name="DevDrive">Windows: whether it is a Dev Drive; null elsewhere or when Windows would not say.</param>
+/// <param name="TrustedDevDrive">Whether that Dev Drive is trusted (antivirus in performance mode), else null.</param>
+/// <param name="UsedSpaceCaveat">Why used space can move without a build, where the OS makes it so (APFS).</param>
 /// <param name="FileSystemId">As in <see cref="VolumeLocation.FileSystemId"/>.</param>
 internal sealed record VolumeFacts(
     string Root,
@@ -33,9 +33,8 @@ internal sealed record VolumeFacts(
 }
 
 /// <summary>
-/// A volume's facts as the doctor, the self-test, the forecast and the measurement report them, over the build's own
-/// answers (<see cref="IVolumeInspector"/>: where a path is, whether a probe clones): one per OS, read afresh every
-/// time (a volume mounted a moment ago must be seen).
+/// A volume's facts as the tool reports them, over the build's own answers (<see cref="IVolumeInspector"/>); one per
+/// OS, read afresh every time, since a volume mounted a moment ago must be seen.
 /// </summary>
 internal abstract class VolumeFactsInspector
 {
@@ -58,11 +57,8 @@ internal abstract class VolumeFactsInspector
     public abstract VolumeLocation Locate(string path);
 
     /// <summary>
-    /// Everything about the volume of <paramref name="folder"/>, including whether it clones. Where the OS has no flag
-    /// for that (Linux, macOS) a small file of our own is cloned in <paramref name="folder"/>; a folder that cannot be
-    /// written to, or that <paramref name="mayWrite"/> false keeps us from writing to (the .NET installation, a system
-    /// folder), is answered from the volume's own flags where it has them (XFS), else from what the file system's kind
-    /// says, else "unknown", and the evidence says so.
+    /// Everything about the volume of <paramref name="folder"/>. Without an OS flag for cloning (Linux, macOS) a file
+    /// of ours is cloned there; where it cannot or may not be (<paramref name="mayWrite"/>), flags or the kind decide.
     /// </summary>
     public abstract VolumeFacts Inspect(string folder, bool mayWrite);
 }
@@ -172,9 +168,8 @@ internal interface IWindowsVolumeFactsSystem : IWindowsVolumeSystem
 }
 
 /// <summary>
-/// Windows: the volume's flags judged by the engine's rule (<see cref="WindowsVolumes.VolumeAt"/>), Dev Drive and its
-/// trust from the volume's persistent state, and from which Windows build the stock task's CopyFile clones by itself.
-/// Nothing is written: the volume's own flags say whether it clones.
+/// Windows: the volume's flags by the engine's rule (<see cref="WindowsVolumes.VolumeAt"/>), Dev Drive and its trust
+/// from its persistent state, and the stock CopyFile's cloning by Windows build. Nothing is written.
 /// </summary>
 internal sealed class WindowsVolumeFacts(IWindowsVolumeFactsSystem system) : VolumeFactsInspector
 {

@@ -6,9 +6,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 /// <summary>
-/// Windows: the volume as <see cref="WindowsVolumeFacts"/> describes it (file system, block-cloning flag, Dev Drive),
-/// used space from GetDiskFreeSpaceEx, a flush of the whole volume (FlushFileBuffers, elevated only).
-/// Every decision is made here from <see cref="IWindowsSystem"/>'s answers.
+/// Windows: the volume as <see cref="WindowsVolumeFacts"/> describes it, used space from GetDiskFreeSpaceEx, a flush of
+/// the whole volume (FlushFileBuffers, elevated only). Every decision is made here from <see cref="IWindowsSystem"/>.
 /// </summary>
 internal sealed class WindowsPlatform : IMeasurementPlatform
 {

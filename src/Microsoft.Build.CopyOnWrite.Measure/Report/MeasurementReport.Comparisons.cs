@@ -5,8 +5,7 @@ using System.Linq;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
-// The two comparisons the report keeps apart, as rows: on each volume ours against stock (what the task brings),
-// across volumes the same task (what the file system brings); and every aggregate in full. Rows, not text, so the
+// The two comparisons the report keeps apart, and every aggregate in full, as rows rather than text, so that the
 // console and Markdown render the same cells.
 internal sealed partial class MeasurementReport
 {

@@ -5,9 +5,8 @@ using Microsoft.Build.CopyOnWrite.Measure.Platforms;
 
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
-// What a reader needs to read the numbers right, decided from what was measured on this machine (which OS's stock
-// task clones too, Dev Drives, shared volumes, what was not measured). Apart from the tables because it is judgement,
-// not arithmetic, and the part most likely to change as platforms do.
+// What a reader needs to read the numbers right, judged from what was measured here: apart from the tables because it
+// is judgement, not arithmetic, and the part most likely to change as platforms do.
 internal sealed partial class MeasurementReport
 {
     /// <summary>What a reader must know to read the comparisons right, from what was measured here.</summary>

@@ -6,16 +6,10 @@ using System.Linq;
 namespace Microsoft.Build.CopyOnWrite.Measure;
 
 /// <summary>
-/// The report: what each volume is, then the two comparisons kept apart - on each volume our Copy task against the
-/// stock one (what the task brings there), and across volumes the same task (what the file system brings) - then
-/// the notes a reader needs to read them right, the machine, the method and every number.
+/// The report: what each volume is, on each volume ours against stock (what the task brings), across volumes the same
+/// task (what the file system brings), the notes to read them right, the machine, the method and every number.
 /// </summary>
-/// <remarks>
-/// This file holds the measured data and its aggregates; the rest is split where each part reads on its own:
-/// MeasurementReport.Comparisons.cs (the rows of both comparisons), MeasurementReport.Notes.cs (how to read them),
-/// MeasurementReport.Outputs.cs (console, Markdown, JSON), MeasurementReport.Text.cs (how one value is written),
-/// Statistics.cs (Stat, Aggregate), Chart.cs (chart.svg).
-/// </remarks>
+/// <remarks>Here: the measured data and its aggregates; the other parts are partial files (Report/README.md).</remarks>
 internal sealed partial class MeasurementReport
 {
     private readonly Options _options;

@@ -33,11 +33,8 @@ internal sealed class Holder : IDisposable
     private Holder(Process process) => _process = process;
 
     /// <summary>
-    /// Starts the holder and returns once it has the file open (it says "held"). It outlives neither <see cref="Dispose"/>
-    /// nor this process, however that ends: on Linux and macOS the shell becomes the program that waits (exec, so killing
-    /// it kills what holds the file; a child of the shell was left behind holding it for two minutes) and that program
-    /// waits for the end of its input, our pipe, which closes when we end. It works in the system's root folder, so that
-    /// it never keeps a volume busy by its working folder. (On Windows PowerShell itself holds the file: no child to leave.)
+    /// Starts the holder; returns once it has the file open. On Unix the shell execs a `cat` of our pipe, so it ends
+    /// with <see cref="Dispose"/> or this process, however that ends; it works in / so that it keeps no volume busy.
     /// </summary>
     public static Holder Hold(string path, HoldMode mode)
     {

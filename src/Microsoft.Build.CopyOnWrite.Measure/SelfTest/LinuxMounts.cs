@@ -8,9 +8,8 @@ using Microsoft.Build.CopyOnWrite.Volumes;
 namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 /// <summary>
-/// What the doctor and the self-test show of Linux's mount table beyond which mount holds a path (the build's question,
-/// the task assembly's <see cref="LinuxVolumes"/>): the volumes a user keeps that may clone, and each mount's driver
-/// line. Empty elsewhere. Read fresh at each call: the tool asks a few times per run.
+/// Linux's mount table beyond the build's <see cref="LinuxVolumes"/>: the volumes a user keeps that may clone, and each
+/// mount's driver line. Read afresh at each call; empty elsewhere.
 /// </summary>
 internal static class LinuxMounts
 {
@@ -18,8 +17,8 @@ internal static class LinuxMounts
     private static readonly HashSet<string> ClonesSometimes = new(StringComparer.Ordinal) { "xfs", "btrfs", "bcachefs", "ocfs2" };
 
     /// <summary>
-    /// The mounted volumes whose file system may clone, by mount point, that a user keeps: none mounted in a temp folder,
-    /// nor made of an image file that lives in one (another job's scratch volume, gone when that job ends).
+    /// The mounted volumes whose file system may clone, by mount point, that a user keeps: none mounted in a temp
+    /// folder, nor made of an image file that lives in one (another job's scratch volume, gone when that job ends).
     /// </summary>
     public static IReadOnlyList<VolumeLocation> VolumesUsersKeepThatMayClone() => OperatingSystem.IsLinux() ? ThatMayClone() : [];
 

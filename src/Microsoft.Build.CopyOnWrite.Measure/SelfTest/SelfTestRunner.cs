@@ -13,11 +13,8 @@ using Microsoft.Build.Utilities;
 namespace Microsoft.Build.CopyOnWrite.Measure.SelfTest;
 
 /// <summary>
-/// Proves on the user's own volumes what our tests prove on ours: the real engine (in its fallback ladder) and the
-/// real Copy task, in this process, on files written moments before (the zero-fill hazard: a clone of data still in
-/// the cache), settled files from empty to 64 MiB, a destination another process holds open, four writers onto one
-/// destination while a reader reads, and the time per file against File.Copy. Every output is compared byte by byte
-/// with its source. Behind `dotnet cow-measure doctor --selftest`.
+/// Proves on the user's own volumes what our tests prove on ours, with the real engine and Copy task in this process,
+/// every output compared byte by byte with its source (SelfTest/README.md). Behind `doctor --selftest`.
 /// </summary>
 internal sealed class SelfTestRunner
 {
@@ -36,14 +33,12 @@ internal sealed class SelfTestRunner
     private readonly IReadOnlyList<HoldMode> _holdModes;
     private readonly Func<string, string, string?>? _cloneElsewhere;
 
-    /// <param name="hold">Holds a file open as another process would; null: another process does (<see cref="Holder"/>).</param>
-    /// <param name="holdModes">The ways to hold a destination; null: every way this OS has (<see cref="HoldModes.ForThisOS"/>).</param>
-    /// <param name="cloneElsewhere">
-    /// Copies a source to a destination with our Copy task in another process (a build node), returning null or what
-    /// failed: the zero-fill stress's clones then race as a build's nodes race. Null: the Copy task on threads of this
-    /// process, whose clones of one source the engine serialises, so the stress then checks just-written data but not
-    /// the race between processes.
-    /// </param>
+    /// <summary>
+    /// <paramref name="cloneElsewhere"/> copies with our Copy task in another process (null, or what failed), so stress
+    /// clones race as build nodes do; without it they run on threads here, which the engine serialises per source.
+    /// </summary>
+    /// <param name="hold">Holds a file open as another process would; null: a real one (<see cref="Holder"/>).</param>
+    /// <param name="holdModes">How to hold a destination; null: <see cref="HoldModes.ForThisOS"/>.</param>
     public SelfTestRunner(ICloneEngine engine, Action<string> progress, Func<string, HoldMode, IDisposable>? hold = null, IReadOnlyList<HoldMode>? holdModes = null, Func<string, string, string?>? cloneElsewhere = null)
     {
         _engine = engine;
@@ -228,9 +223,8 @@ internal sealed class SelfTestRunner
                 }
                 finally
                 {
-                    // A reader that reopens the file at once holds it nearly all the time: on Windows (and under Wine) a
-                    // writer's rename over it then runs out of retries (12-16 of 100 copies on a busy 2-core machine, the
-                    // code of 5d1ce5e as today's). A real reader pauses; so does this one, a millisecond between reads.
+                    // A reader that reopens at once holds the file nearly always, and on Windows (and Wine) a
+                    // writer's rename over it runs out of retries; a real reader pauses, so this one does too.
                     Thread.Sleep(1);
                 }
 
@@ -278,11 +272,9 @@ internal sealed class SelfTestRunner
 
     /// <summary>
     /// The worst failure a clone engine has shown (CopyOnWrite#12, pnpm#7186, git-lfs#6312): a file written a moment
-    /// ago, cloned by several build nodes at once, came out as zeros with the right size. Each round writes a source
-    /// with small buffered writes (64 KiB to 8 MiB, never flushed), closed or still held by its writer, and at once
-    /// has <paramref name="clones"/> copies made of it; every copy must hold the source's bytes.
+    /// ago and cloned by several nodes at once came out as zeros of the right size; each round re-creates that.
     /// </summary>
-    /// <param name="afterRound">Further checks of a round's source and copies (the real-Windows test counts real clones), before they are removed.</param>
+    /// <param name="afterRound">Further checks of a round's source and copies, before they are removed.</param>
     internal string ZeroFillStress(string work, bool writerStillOpen, int rounds, int clones, Action<string, IReadOnlyList<string>>? afterRound)
     {
         var random = new Random(20240613);
@@ -363,9 +355,8 @@ internal sealed class SelfTestRunner
     }
 
     /// <summary>
-    /// Ours against File.Copy on one settled source, timed the same way: a round of each first, untimed (first calls pay
-    /// for loading and JIT), then rounds in alternating order, so neither side always runs on a cache the other warmed.
-    /// Where ours is slower beyond the noise (its median above File.Copy's slowest), the line says why.
+    /// Ours against File.Copy on one settled source: an untimed round of each first (loading, JIT), then rounds in
+    /// alternating order, so neither always runs on a cache the other warmed; where ours is slower, the line says why.
     /// </summary>
     private string Timed(string work, SelfTestVolume volume, long size)
     {
