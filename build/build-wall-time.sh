@@ -23,7 +23,7 @@
 # Raw times: VOLUME_FOLDER/build-wall-time.txt ("NODES SCENARIO ROUND ARM MILLISECONDS").
 set -euo pipefail
 if [ $# -lt 2 ]; then sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2; fi
-vol=$(realpath "$1"); new=$(realpath "$2"); old=${3:+$(realpath "$3")}; runs=${4:-7}; clean_runs=${CLEAN_RUNS:-$runs}
+mkdir -p "$1"; vol=$(realpath "$1"); new=$(realpath "$2"); old=${3:+$(realpath "$3")}; runs=${4:-7}; clean_runs=${CLEAN_RUNS:-$runs}
 scenarios=${SCENARIOS:-clean nochange touched}; node_modes=${NODES:-fresh kept}
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 MSBUILDTERMINALLOGGER=off
