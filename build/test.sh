@@ -11,7 +11,8 @@
 # scratch folders (named by its process id). The SDK and tool packages are packed once per run by the release
 # command in a release clone (build/pack-release-clone.sh) before the suites that consume them, and handed to them in
 # COW_TEST_PACKAGES, so no test process packs them again. The main suite (Microsoft.Build.CopyOnWrite.Tests) runs as
-# three processes: its consumer builds (namespace Sdk) in two halves, and the rest. Each suite's console output is printed whole when it ends.
+# three processes: its consumer builds (namespace Sdk) in two halves, and the rest. Each suite's console output is
+# printed whole when it ends.
 #
 # The summary at the end (build/summarize-test-results.py, whose own tests run first) prints where the minutes went
 # (the slowest classes and tests), each suite's counts and time, and the wall clock; its last line is
