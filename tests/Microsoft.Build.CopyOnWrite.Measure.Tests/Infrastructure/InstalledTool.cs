@@ -111,8 +111,8 @@ public static class InstalledTool
             File.SetUnixFileMode(home, (UnixFileMode)0x1ED); // rwxr-xr-x
         }
 
-        // build/test.sh packs both packages once for the run (COW_TEST_PACKAGES); a test process run alone packs the tool itself.
-        string packages = SdkPackage.PackedForTheRun ?? System.IO.Path.Combine(home, "packages");
+        // The run's one pack (build/test.sh's; a test process run alone makes it the same way).
+        string packages = SdkPackage.Folder;
         var environment = new Dictionary<string, string?>
         {
             ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1",
@@ -123,13 +123,6 @@ public static class InstalledTool
             ["MSBuildSDKsPath"] = null,
             ["MSBUILD_EXE_PATH"] = null,
         };
-
-        if (SdkPackage.PackedForTheRun is null)
-        {
-            string project = System.IO.Path.Combine(RepositoryLayout.Root, "src", "Microsoft.Build.CopyOnWrite.Measure");
-            ProcessResult pack = ProcessRunner.Run("dotnet", ["pack", project, "-c", "Release", "-o", packages, "-nologo", "-nr:false"], RepositoryLayout.Root, environment, TimeSpan.FromMinutes(10));
-            Assert.IsTrue(pack.Succeeded, $"Packing the tool failed:\n{pack.Output}");
-        }
 
         string package = Directory.GetFiles(packages, "Microsoft.Build.CopyOnWrite.Measure.*.nupkg").Single();
         string version = System.IO.Path.GetFileNameWithoutExtension(package)["Microsoft.Build.CopyOnWrite.Measure.".Length..];

@@ -171,7 +171,7 @@ public static class SdkPackage
     /// what it printed in the file COW_TEST_PACK_OUTPUT names and the release clone in COW_TEST_PACKED_REPOSITORY), or
     /// null when a test process runs alone and packs them itself.
     /// </summary>
-    public static string? PackedForTheRun
+    private static string? PackedForTheRun
         => Environment.GetEnvironmentVariable("COW_TEST_PACKAGES") is { Length: > 0 } folder ? folder : null;
 
     private static (string, string, string, string) Pack()
