@@ -32,7 +32,7 @@ internal static class ForecastReport
             new[] { "ceiling on time saved", $"{MeasurementReport.Ms(f.CopyWallMilliseconds)} of {Seconds(f.WallSeconds)} ({Percent(f.CopyWallMilliseconds / 1000, f.WallSeconds)})", "wall time while a Copy with files to clone ran: the Copy on the critical path lies within it" },
             new[] { "disk the copies take", MiB(f.OutputBytes), "what the copied outputs would stop taking as clones (each destination once; files already cloned take none and are not counted)" },
         };
-        Align(text, rows, "  ");
+        Align(text, rows);
 
         text.AppendLine();
         text.AppendLine("By volume, source -> destination");
@@ -46,7 +46,7 @@ internal static class ForecastReport
             $"{p.SmallFiles}",
             Today(p),
         }));
-        Align(text, pairs, "  ");
+        Align(text, pairs);
 
         text.AppendLine();
         text.AppendLine($"Which move unlocks most: {Move(f)}");
@@ -55,7 +55,7 @@ internal static class ForecastReport
         text.AppendLine(f.Projects.Count > ProjectRows ? $"Time in Copy by project (the {ProjectRows} longest of {f.Projects.Count})" : "Time in Copy by project");
         var projects = new List<string[]> { new[] { "project", "time in Copy", "tasks", "files to clone", "bytes" } };
         projects.AddRange(f.Projects.Take(ProjectRows).Select(p => new[] { p.Project, MeasurementReport.Ms(p.CopyMilliseconds), $"{p.CopyTasks}", $"{p.Files}", MiB(p.Bytes) }));
-        Align(text, projects, "  ");
+        Align(text, projects);
         return text.ToString();
     }
 
@@ -138,13 +138,13 @@ internal static class ForecastReport
     private static string CloneCapable()
         => OperatingSystem.IsWindows() ? "Dev Drive (ReFS)" : OperatingSystem.IsMacOS() ? "APFS volume" : "clone-capable volume (XFS with reflink, or btrfs)";
 
-    private static void Align(StringBuilder text, List<string[]> rows, string indent)
+    private static void Align(StringBuilder text, List<string[]> rows)
     {
         int columns = rows.Max(r => r.Length);
         int[] widths = Enumerable.Range(0, columns).Select(c => rows.Max(r => c < r.Length ? r[c].Length : 0)).ToArray();
         foreach (string[] row in rows)
         {
-            text.AppendLine((indent + string.Join("  ", row.Select((cell, c) => c == row.Length - 1 ? cell : cell.PadRight(widths[c])))).TrimEnd());
+            text.AppendLine(("  " + string.Join("  ", row.Select((cell, c) => c == row.Length - 1 ? cell : cell.PadRight(widths[c])))).TrimEnd());
         }
     }
 

@@ -58,9 +58,6 @@ internal static class CloneEngines
         return new FallbackLadder(engine, new PlainFiles(), memory);
     }
 
-    /// <summary>The chosen engine; a native engine only on its own OS (a test may ask for another OS's choice).</summary>
-    internal static ICloneEngine Create(EngineChoice choice) => Create(choice, new CloneCapabilityCache());
-
     /// <summary>The chosen engine, remembering refusals in <paramref name="refusals"/>.</summary>
     internal static ICloneEngine Create(EngineChoice choice, CloneCapabilityCache refusals)
     {

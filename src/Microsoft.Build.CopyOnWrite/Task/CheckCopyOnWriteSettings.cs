@@ -47,11 +47,11 @@ public sealed class CheckCopyOnWriteSettings : Microsoft.Build.Utilities.Task
         bool? disabled = CopyOnWriteSettings.IsDisabled(DisableCopyOnWrite);
         if (disabled is null && OncePerBuild.First(BuildEngine, "Microsoft.Build.CopyOnWrite.UnknownDisable|" + DisableCopyOnWrite))
         {
-            CodedLog.Warning(Log, CopyOnWriteCodes.UnknownSwitchValue, "{0}", CopyOnWriteCodes.UnknownDisableText(DisableCopyOnWrite!));
+            CodedLog.Warning(Log, CopyOnWriteCodes.UnknownSwitchValue, CopyOnWriteCodes.UnknownDisableText(DisableCopyOnWrite!));
         }
         else if (disabled == true && settings.Mode == Settings.CopyOnWriteMode.Required && OncePerBuild.First(BuildEngine, "Microsoft.Build.CopyOnWrite.RequiredWhileDisabled"))
         {
-            CodedLog.Warning(Log, CopyOnWriteCodes.SettingNotInForce, "{0}", CopyOnWriteCodes.RequiredWhileDisabledText(DisableCopyOnWrite!));
+            CodedLog.Warning(Log, CopyOnWriteCodes.SettingNotInForce, CopyOnWriteCodes.RequiredWhileDisabledText(DisableCopyOnWrite!));
         }
 
         return problems.Count == 0;

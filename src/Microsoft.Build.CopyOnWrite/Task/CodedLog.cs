@@ -8,9 +8,9 @@ namespace Microsoft.Build.CopyOnWrite;
 /// </summary>
 internal static class CodedLog
 {
-    public static void Warning(TaskLoggingHelper log, string code, string format, params object[] arguments)
-        => log.LogWarning(subcategory: null, warningCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: format, messageArgs: arguments);
+    public static void Warning(TaskLoggingHelper log, string code, string text)
+        => log.LogWarning(subcategory: null, warningCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", messageArgs: text);
 
-    public static void Error(TaskLoggingHelper log, string code, string format, params object[] arguments)
-        => log.LogError(subcategory: null, errorCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: format, messageArgs: arguments);
+    public static void Error(TaskLoggingHelper log, string code, string text)
+        => log.LogError(subcategory: null, errorCode: code, helpKeyword: null, file: null, lineNumber: 0, columnNumber: 0, endLineNumber: 0, endColumnNumber: 0, message: "{0}", messageArgs: text);
 }

@@ -29,7 +29,7 @@ internal static class EngineFaultWarning
         string text = CopyOnWriteCodes.EngineFaultText(detail, sourcePath, destinationPath, linkedInstead);
         if (first)
         {
-            CodedLog.Warning(log, CopyOnWriteCodes.EngineFault, "{0}", CopyOnWriteCodes.EngineFaultReportText(text, RuntimeInformation.OSDescription, DescribeFileSystemOf(destinationPath)));
+            CodedLog.Warning(log, CopyOnWriteCodes.EngineFault, CopyOnWriteCodes.EngineFaultReportText(text, RuntimeInformation.OSDescription, DescribeFileSystemOf(destinationPath)));
         }
         else
         {
@@ -42,7 +42,7 @@ internal static class EngineFaultWarning
     {
         if (Interlocked.Exchange(ref s_warned, 1) == 0)
         {
-            CodedLog.Warning(log, CopyOnWriteCodes.EngineFault, "{0}", CopyOnWriteCodes.EngineSelectionFaultText(fault));
+            CodedLog.Warning(log, CopyOnWriteCodes.EngineFault, CopyOnWriteCodes.EngineSelectionFaultText(fault));
         }
     }
 

@@ -54,9 +54,6 @@ internal interface IPairLook
 
     bool DestinationReadOnly { get; }
 
-    /// <summary>The destination is the source's file (a hard link, or a symbolic link to it).</summary>
-    bool DestinationIsSourceFile { get; }
-
     LinkedOutput LinkedOutput { get; }
 
     /// <summary>Null where source and destination share a volume that clones; else why not, for a message.</summary>

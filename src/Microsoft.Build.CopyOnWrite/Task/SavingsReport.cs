@@ -21,7 +21,7 @@ internal static class SavingsReport
         bool ok = true;
         if (settingsProblem is not null)
         {
-            CodedLog.Error(log, CopyOnWriteCodes.BadSetting, "{0}", CopyOnWriteCodes.BadSettingText(settingsProblem, nothingCopied: false));
+            CodedLog.Error(log, CopyOnWriteCodes.BadSetting, CopyOnWriteCodes.BadSettingText(settingsProblem, nothingCopied: false));
             ok = false;
         }
 
@@ -74,7 +74,7 @@ internal static class SavingsReport
                         continue;
                     }
 
-                    CodedLog.Error(log, CopyOnWriteCodes.RequiredNotCloned, "{0}", CopyOnWriteCodes.RequiredNotClonedText(files));
+                    CodedLog.Error(log, CopyOnWriteCodes.RequiredNotCloned, CopyOnWriteCodes.RequiredNotClonedText(files));
                     ok = false;
                 }
             }
@@ -87,7 +87,7 @@ internal static class SavingsReport
                     string text = CopyOnWriteCodes.CrossVolumeText(entry.Files, entry.Bytes, entry.SourceRoot, entry.DestinationRoot, entry.Origin);
                     if (settings.WarnWhenNotCloned && missed)
                     {
-                        CodedLog.Warning(log, CopyOnWriteCodes.CrossVolume, "{0}", text);
+                        CodedLog.Warning(log, CopyOnWriteCodes.CrossVolume, text);
                     }
                     else
                     {

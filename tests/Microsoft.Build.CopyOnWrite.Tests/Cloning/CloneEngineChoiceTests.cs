@@ -108,7 +108,7 @@ public sealed class CloneEngineChoiceTests
         var written = new System.DateTime(2021, 3, 4, 5, 6, 7, System.DateTimeKind.Utc).AddTicks(1234567);
         File.SetLastWriteTimeUtc(source, written);
         string destination = Path.Combine(folder, "destination.bin");
-        ICloneEngine engine = CloneEngines.Create(CloneEngines.Choose(OSPlatform.Linux, Architecture.Arm, is64BitProcess: false, cLibraryHasStatx: true));
+        ICloneEngine engine = CloneEngines.Create(CloneEngines.Choose(OSPlatform.Linux, Architecture.Arm, is64BitProcess: false, cLibraryHasStatx: true), new CloneCapabilityCache());
 
         CloneResult result = engine.CloneOrCopy(source, destination, CancellationToken.None);
 

@@ -72,7 +72,7 @@ public sealed class StatxFallbackTests
         string newDestination = Path.Combine(folder, "out", "first.bin");
         string existingDestination = TestFiles.Write(folder, "second-copy.bin", 70_000, seed: 3);
         LinuxNative.HasStatx = false;
-        ICloneEngine engine = CloneEngines.Create(CloneEngines.Choose(OSPlatform.Linux, Architecture.X64, is64BitProcess: true, LinuxNative.HasStatx));
+        ICloneEngine engine = CloneEngines.Create(CloneEngines.Choose(OSPlatform.Linux, Architecture.X64, is64BitProcess: true, LinuxNative.HasStatx), new CloneCapabilityCache());
         var build = new RecordingBuildEngine();
         var task = new Copy(engine, _ => null)
         {
@@ -102,7 +102,7 @@ public sealed class StatxFallbackTests
         string linkedFolder = Path.Combine(TestScratch.NewFolder("no-statx-self-link"), "linked");
         Directory.CreateSymbolicLink(linkedFolder, folder);
         LinuxNative.HasStatx = false;
-        ICloneEngine engine = CloneEngines.Create(CloneEngines.Choose(OSPlatform.Linux, Architecture.X64, is64BitProcess: true, LinuxNative.HasStatx));
+        ICloneEngine engine = CloneEngines.Create(CloneEngines.Choose(OSPlatform.Linux, Architecture.X64, is64BitProcess: true, LinuxNative.HasStatx), new CloneCapabilityCache());
         var build = new RecordingBuildEngine();
         var task = new Copy(engine, _ => null)
         {

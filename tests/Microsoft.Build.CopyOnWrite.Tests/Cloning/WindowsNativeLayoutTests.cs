@@ -20,18 +20,21 @@ public sealed class WindowsNativeLayoutTests
     private const uint FileReadData = 1;
     private const uint FileWriteData = 2;
 
+    /// <summary>CTL_CODE from winioctl.h.</summary>
+    private static uint CtlCode(uint deviceType, uint function, uint method, uint access) => (deviceType << 16) | (access << 14) | (function << 2) | method;
+
     [TestMethod]
     public void The_control_codes_are_the_documented_CTL_CODEs()
     {
         Assert.AreEqual(0x98344u, WindowsStructs.FsctlDuplicateExtentsToFile);
-        Assert.AreEqual(WindowsStructs.FsctlDuplicateExtentsToFile, WindowsStructs.CtlCode(FileDeviceFileSystem, 209, MethodBuffered, FileWriteData));
+        Assert.AreEqual(WindowsStructs.FsctlDuplicateExtentsToFile, CtlCode(FileDeviceFileSystem, 209, MethodBuffered, FileWriteData));
         Assert.AreEqual(0x900C4u, WindowsStructs.FsctlSetSparse);
-        Assert.AreEqual(WindowsStructs.FsctlSetSparse, WindowsStructs.CtlCode(FileDeviceFileSystem, 49, MethodBuffered, FileAnyAccess));
+        Assert.AreEqual(WindowsStructs.FsctlSetSparse, CtlCode(FileDeviceFileSystem, 49, MethodBuffered, FileAnyAccess));
         Assert.AreEqual(0x9027Cu, WindowsStructs.FsctlGetIntegrityInformation);
-        Assert.AreEqual(WindowsStructs.FsctlGetIntegrityInformation, WindowsStructs.CtlCode(FileDeviceFileSystem, 159, MethodBuffered, FileAnyAccess));
-        Assert.AreEqual(WindowsStructs.FsctlSetIntegrityInformation, WindowsStructs.CtlCode(FileDeviceFileSystem, 160, MethodBuffered, FileReadData | FileWriteData));
+        Assert.AreEqual(WindowsStructs.FsctlGetIntegrityInformation, CtlCode(FileDeviceFileSystem, 159, MethodBuffered, FileAnyAccess));
+        Assert.AreEqual(WindowsStructs.FsctlSetIntegrityInformation, CtlCode(FileDeviceFileSystem, 160, MethodBuffered, FileReadData | FileWriteData));
         Assert.AreEqual(590803u, WindowsStructs.FsctlGetRetrievalPointersAndRefcount);
-        Assert.AreEqual(WindowsStructs.FsctlGetRetrievalPointersAndRefcount, WindowsStructs.CtlCode(FileDeviceFileSystem, 244, MethodNeither, FileAnyAccess));
+        Assert.AreEqual(WindowsStructs.FsctlGetRetrievalPointersAndRefcount, CtlCode(FileDeviceFileSystem, 244, MethodNeither, FileAnyAccess));
     }
 
     [TestMethod]

@@ -264,8 +264,6 @@ public sealed class PairDecisionTests
 
         bool IPairLook.DestinationReadOnly => Ask(nameof(DestinationReadOnly), DestinationReadOnly);
 
-        bool IPairLook.DestinationIsSourceFile => Ask(nameof(IPairLook.DestinationIsSourceFile), LinkedOutput is LinkedOutput.HardLinkToSource or LinkedOutput.SymbolicLinkToSource);
-
         LinkedOutput IPairLook.LinkedOutput => Ask(nameof(LinkedOutput), LinkedOutput);
 
         string? IPairLook.WhyNoClone => Ask(nameof(WhyNoClone), WhyNoClone);

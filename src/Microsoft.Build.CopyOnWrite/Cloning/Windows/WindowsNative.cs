@@ -360,9 +360,6 @@ internal static class WindowsStructs
     /// <summary>Each extent: NextVcn, Lcn, ReferenceCount, padded to 8-byte alignment.</summary>
     public const int RefcountExtentBytes = 24;
 
-    /// <summary>CTL_CODE from winioctl.h.</summary>
-    public static uint CtlCode(uint deviceType, uint function, uint method, uint access) => (deviceType << 16) | (access << 14) | (function << 2) | method;
-
     /// <summary>Offset of FILE_RENAME_INFO.FileName: a DWORD-sized union, then HANDLE RootDirectory at pointer alignment, then DWORD FileNameLength.</summary>
     public static int RenameInfoFileNameOffset(int pointerSize) => (2 * pointerSize) + 4;
 
