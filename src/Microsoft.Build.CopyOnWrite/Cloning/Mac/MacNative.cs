@@ -134,8 +134,6 @@ internal static class MacStructLayouts
     // 4 bytes padding, then four timespecs {long, long}: access 32, modify 48, change 64, birth 80; off_t st_size 96.
     private const int StatDevice = 0;
     private const int StatMode = 4;
-    private const int StatAccessTime = 32;
-    private const int StatModifyTime = 48;
     private const int StatSize = 96;
 
     // struct statfs: f_bsize 0, f_iosize 4, five uint64 counts 8-47, f_fsid 48, f_owner 56, f_type 60,
@@ -147,10 +145,6 @@ internal static class MacStructLayouts
     {
         Device = (uint)BinaryPrimitives.ReadInt32LittleEndian(stat.Slice(StatDevice)),
         Mode = BinaryPrimitives.ReadUInt16LittleEndian(stat.Slice(StatMode)),
-        AccessSeconds = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatAccessTime)),
-        AccessNanoseconds = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatAccessTime + 8)),
-        ModifySeconds = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatModifyTime)),
-        ModifyNanoseconds = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatModifyTime + 8)),
         Size = BinaryPrimitives.ReadInt64LittleEndian(stat.Slice(StatSize)),
     };
 
@@ -168,10 +162,6 @@ internal readonly record struct MacFileStatus
     public ulong Device { get; init; }
     public uint Mode { get; init; }
     public long Size { get; init; }
-    public long AccessSeconds { get; init; }
-    public long AccessNanoseconds { get; init; }
-    public long ModifySeconds { get; init; }
-    public long ModifyNanoseconds { get; init; }
 
     public bool IsRegularFile => (Mode & 0xF000) == 0x8000;
 }

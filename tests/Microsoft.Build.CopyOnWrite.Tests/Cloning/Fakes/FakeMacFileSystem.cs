@@ -78,7 +78,7 @@ internal sealed class FakeMacFileSystem : IMacFileSystem
     public int Stat(MacFile file, out MacFileStatus status)
     {
         var open = (FakeMacFile)file;
-        status = new MacFileStatus { Device = VolumeOf(open.Path).Device, Mode = open.Node.Mode, Size = open.Node.Data.Length, ModifySeconds = open.Node.ModifySeconds };
+        status = new MacFileStatus { Device = VolumeOf(open.Path).Device, Mode = open.Node.Mode, Size = open.Node.Data.Length };
         return Injected(nameof(Stat), open.Path);
     }
 
