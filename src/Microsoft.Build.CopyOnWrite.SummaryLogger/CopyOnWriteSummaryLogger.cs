@@ -28,18 +28,11 @@ public sealed class CopyOnWriteSummaryLogger : ILogger
     private readonly CopyCounts _total = new();
     private string? _summaryFile;
     private LoggerVerbosity? _verbosityParameter;
-    private TextWriter _output = Console.Out;
+    private readonly TextWriter _output = Console.Out;
 
     public LoggerVerbosity Verbosity { get; set; } = LoggerVerbosity.Normal;
 
     public string? Parameters { get; set; }
-
-    /// <summary>For tests: where the summary is printed (the console otherwise).</summary>
-    internal TextWriter Output
-    {
-        get => _output;
-        set => _output = value;
-    }
 
     public void Initialize(IEventSource eventSource)
     {

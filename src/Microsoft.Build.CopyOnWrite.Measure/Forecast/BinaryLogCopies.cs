@@ -28,7 +28,7 @@ internal sealed record FileCopy(string Source, string Destination, CopyKind Kind
 /// <summary>One run of a Copy task (MSBuild's or ours) in the build.</summary>
 /// <param name="Ours">Whether the task came from Microsoft.Build.CopyOnWrite, not MSBuild's own assembly.</param>
 /// <param name="SkippedUnchanged">Files the task left alone because SkipUnchangedFiles found them up to date.</param>
-internal sealed record CopyTaskRun(string Project, string Target, int Node, DateTime Start, DateTime End, bool Ours, IReadOnlyList<FileCopy> Files, int SkippedUnchanged)
+internal sealed record CopyTaskRun(string Project, DateTime Start, DateTime End, bool Ours, IReadOnlyList<FileCopy> Files, int SkippedUnchanged)
 {
     public TimeSpan Duration => End - Start;
 }
@@ -139,9 +139,8 @@ internal static partial class BinaryLogCopies
         }
 
         bool ours = task.FromAssembly?.Contains("Microsoft.Build.CopyOnWrite", StringComparison.OrdinalIgnoreCase) == true;
-        string target = task.GetNearestParent<Target>()?.Name ?? string.Empty;
         string projectName = project?.Name ?? Path.GetFileName(projectFile);
-        return new CopyTaskRun(projectName, target, task.NodeId, task.StartTime, task.EndTime, ours, order.Select(d => byDestination[d]).ToList(), skipped);
+        return new CopyTaskRun(projectName, task.StartTime, task.EndTime, ours, order.Select(d => byDestination[d]).ToList(), skipped);
     }
 
     // The stock task's messages, which ours logs word for word: "Copying file from "A" to "B"." and the two link forms.

@@ -84,10 +84,10 @@ internal sealed class SelfTestRunner
                 Check(volume, cancellationToken, "settled files from 0 B to 64 MiB", () => Settled(work, volume, cancellationToken));
                 foreach (HoldMode mode in _holdModes)
                 {
-                    Check(volume, cancellationToken, $"a destination another process holds ({mode.Name})", () => Held(work, volume, mode));
+                    Check(volume, cancellationToken, $"a destination another process holds ({mode.Name})", () => Held(work, mode));
                 }
 
-                Check(volume, cancellationToken, $"{Writers} writers onto one destination with a reader", () => ManyWriters(work, volume, cancellationToken));
+                Check(volume, cancellationToken, $"{Writers} writers onto one destination with a reader", () => ManyWriters(work, cancellationToken));
                 foreach (bool writerStillOpen in new[] { false, true })
                 {
                     string how = _cloneElsewhere is null ? "threads" : "processes";
@@ -171,7 +171,7 @@ internal sealed class SelfTestRunner
     }
 
     /// <summary>Ours and File.Copy onto a destination held the same way: the same outcome, and an equal file where both succeed.</summary>
-    private string Held(string work, SelfTestVolume volume, HoldMode mode)
+    private string Held(string work, HoldMode mode)
     {
         string source = Path.Combine(work, "held.bin");
         byte[] content = WriteSettled(source, 300_000);
@@ -201,7 +201,7 @@ internal sealed class SelfTestRunner
         return oursFailed is null ? "copied, equal to its source, as File.Copy copies it" : $"refused as File.Copy refuses it ({oursFailed})";
     }
 
-    private string ManyWriters(string work, SelfTestVolume volume, CancellationToken cancellationToken)
+    private string ManyWriters(string work, CancellationToken cancellationToken)
     {
         byte[][] sources = Enumerable.Range(0, Writers).Select(i => WriteSettled(Path.Combine(work, $"writer-{i}.bin"), (1 << 20) + (i * 4099))).ToArray();
         string destination = Path.Combine(work, "shared.dll");

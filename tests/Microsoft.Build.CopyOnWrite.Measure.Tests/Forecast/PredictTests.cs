@@ -144,7 +144,7 @@ public sealed class PredictTests
     public void The_ceiling_counts_overlapping_copies_once()
     {
         var start = new DateTime(2026, 1, 1, 0, 0, 0, DateTimeKind.Utc);
-        CopyTaskRun Run(int fromMs, int toMs) => new("P", "T", 1, start.AddMilliseconds(fromMs), start.AddMilliseconds(toMs), false, [], 0);
+        CopyTaskRun Run(int fromMs, int toMs) => new("P", start.AddMilliseconds(fromMs), start.AddMilliseconds(toMs), false, [], 0);
 
         TimeSpan wall = CopyForecast.WallTimeOf([Run(0, 100), Run(50, 150), Run(300, 310), Run(120, 140)]);
 

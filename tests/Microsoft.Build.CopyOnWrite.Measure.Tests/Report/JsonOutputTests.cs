@@ -183,7 +183,7 @@ public sealed class JsonOutputTests
         string P(string name) => Path.Combine(Folder, name);
         var start = new DateTime(2026, 1, 2, 3, 4, 5, DateTimeKind.Utc);
         CopyTaskRun Run(string project, int startMs, int endMs, bool ours, FileCopy[] files, int skipped)
-            => new(project, "CopyFilesToOutputDirectory", 1, start.AddMilliseconds(startMs), start.AddMilliseconds(endMs), ours, files, skipped);
+            => new(project, start.AddMilliseconds(startMs), start.AddMilliseconds(endMs), ours, files, skipped);
         var build = new BuildCopies("/golden/msbuild.binlog", start, start.AddSeconds(10), true,
         [
             Run("/golden/App/App.csproj", 1000, 1250, false, [new(P("src/big.bin"), P("bin/big.bin"), CopyKind.Copied), new(P("src/small.txt"), P("bin/small.txt"), CopyKind.Copied)], 3),
