@@ -339,7 +339,7 @@ public sealed class SystemCallFaultTests
             int start = Array.FindIndex(calls, call => call.Contains($"{marks}/{side}-{from}", StringComparison.Ordinal));
             int end = Array.FindIndex(calls, call => call.Contains($"{marks}/{side}-{to}", StringComparison.Ordinal));
             Assert.IsTrue(start >= 0 && end > start, $"the marks of {side}'s {from} row are not in the trace");
-            return calls[start..end].Count(call => !RuntimeCalls.Contains(call.Split('(')[0]));
+            return calls[start..end].Count(call => !ThreadSystemCalls.RuntimeCalls.Contains(call.Split('(')[0]));
         }
 
         int stockBaseline = Between("stock", rows[0], rows[1]), oursBaseline = Between("ours", rows[0], rows[1]);
@@ -355,9 +355,6 @@ public sealed class SystemCallFaultTests
 
         Console.WriteLine("system calls per file: " + string.Join("; ", perFile));
     }
-
-    private static readonly HashSet<string> RuntimeCalls =
-        ["mprotect", "mmap", "munmap", "futex", "sched_yield", "madvise", "rt_sigprocmask", "sched_getaffinity", "brk", "clock_nanosleep", "nanosleep", "getpid", "gettid", "tgkill", "rt_sigreturn", "membarrier"];
 
     private static IReadOnlyList<string> Traced(string traceFile, string calls = "copy_file_range,sendfile")
         => ["env", "MSBUILDCOPYTASKPARALLELISM=1", "strace", "-f", "-qq", "-s", "4096", "-e", "trace=" + calls, "-o", traceFile];

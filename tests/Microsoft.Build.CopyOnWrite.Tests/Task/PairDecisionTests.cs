@@ -191,15 +191,15 @@ public sealed class PairDecisionTests
         }
         else
         {
-            MakeDestination(look, source, destination);
+            MakeDestination(look, folder, source, destination);
         }
 
         return new PairLook(source, destination, (_, _) => look.WhyNoClone);
     }
 
-    private static void MakeDestination(Look look, string source, string destination)
+    private static void MakeDestination(Look look, string folder, string source, string destination)
     {
-        string other = Path.Combine(Path.GetDirectoryName(source)!, "other.bin");
+        string other = Path.Combine(folder, "other.bin");
         switch (look.Destination, look.LinkedOutput)
         {
             case (PairEntry.Folder, _):
@@ -209,7 +209,7 @@ public sealed class PairDecisionTests
                 File.CreateSymbolicLink(destination, source);
                 break;
             case (PairEntry.SymbolicLink, _):
-                File.CreateSymbolicLink(destination, TestFiles.Write(Path.GetDirectoryName(other)!, "other.bin", 50, seed: 2));
+                File.CreateSymbolicLink(destination, TestFiles.Write(folder, "other.bin", 50, seed: 2));
                 break;
             case (PairEntry.File, LinkedOutput.HardLinkToSource):
                 Assert.IsTrue(ProcessRunner.Run("ln", source, destination).Succeeded);
@@ -223,7 +223,7 @@ public sealed class PairDecisionTests
                 }
                 else
                 {
-                    TestFiles.Write(Path.GetDirectoryName(written)!, Path.GetFileName(written), 50, seed: 3);
+                    TestFiles.Write(folder, Path.GetFileName(written), 50, seed: 3);
                 }
 
                 if (written != destination)
